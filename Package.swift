@@ -1,0 +1,42 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Deadzone",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "bench", targets: ["bench"]),
+        .library(name: "BenchCore", targets: ["BenchCore"]),
+        .library(name: "LinkConditioner", targets: ["LinkConditioner"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibUV",
+            pkgConfig: "libuv",
+            providers: [.apt(["libuv1-dev"]), .brew(["libuv"])]
+        ),
+        .target(
+            name: "BenchCore",
+            dependencies: [.product(name: "Yams", package: "Yams")]
+        ),
+        .target(
+            name: "LinkConditioner",
+            dependencies: ["CLibUV", "BenchCore"]
+        ),
+        .executableTarget(
+            name: "bench",
+            dependencies: [
+                "BenchCore",
+                "LinkConditioner",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "BenchCoreTests", dependencies: ["BenchCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "LinkConditionerTests", dependencies: ["LinkConditioner", "BenchCore", "CLibUV"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

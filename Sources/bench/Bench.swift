@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Deadzone: a network-condition simulator and resilience bench for HLS offline downloads.",
+        subcommands: []
+    )
+}
