@@ -47,4 +47,26 @@ public enum InterfaceState: Equatable, Codable, Sendable, CustomStringConvertibl
         case .down(let mode): "down(\(mode.rawValue))"
         }
     }
+
+    /// Parses `up` or `down(reset|blackhole|refuse)`, the form `description` writes.
+    public init?(_ text: String) {
+        if text == "up" { self = .up; return }
+        guard text.hasPrefix("down("), text.hasSuffix(")"),
+              let mode = DownMode(rawValue: String(text.dropFirst(5).dropLast())) else { return nil }
+        self = .down(mode)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let state = InterfaceState(text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                                                    debugDescription: "expected up or down(reset|blackhole|refuse), got \(text)"))
+        }
+        self = state
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
 }

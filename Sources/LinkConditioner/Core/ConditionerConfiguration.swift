@@ -1,0 +1,63 @@
+import BenchCore
+
+/// How a `LinkConditioner` is set up. Sendable; documented field by field.
+public struct ConditionerConfiguration: Sendable {
+    /// Where every interface forwards to (the origin).
+    public var upstream: SocketAddress
+    /// Listen address of each interface. Port 0 picks a free port.
+    /// Defaults: wifi on 127.0.0.2, cellular on 127.0.0.3 (Linux routes all of 127/8 to loopback).
+    public var listeners: [InterfaceKind: SocketAddress]
+    /// Send a PROXY protocol v1 line upstream naming the client and the interface's listen address.
+    public var proxyProtocol: Bool
+    /// The network to simulate. Its timeline plays only when `playTimeline` is true.
+    public var profile: Profile
+    public var playTimeline: Bool
+    /// Event times are nanoseconds since this monotonic instant (CLOCK_MONOTONIC); nil means the start.
+    /// Give several components the same epoch to merge their traces.
+    public var epoch: UInt64?
+    /// How often `bytesForwarded` progress events and stall checks happen.
+    public var progressInterval: Duration
+    /// Bytes waiting with none moving for this long make a `stalled` event.
+    public var stallThreshold: Duration
+    /// Per connection and direction backlog that pauses reading when no queue limit is set.
+    public var defaultQueueLimitBytes: Int
+
+    public init(
+        upstream: SocketAddress,
+        listeners: [InterfaceKind: SocketAddress] = ConditionerConfiguration.defaultListeners,
+        proxyProtocol: Bool = false,
+        profile: Profile = Profile(name: "transparent"),
+        playTimeline: Bool = true,
+        epoch: UInt64? = nil,
+        progressInterval: Duration = .milliseconds(250),
+        stallThreshold: Duration = .seconds(1),
+        defaultQueueLimitBytes: Int = 1 << 20
+    ) {
+        self.upstream = upstream
+        self.listeners = listeners
+        self.proxyProtocol = proxyProtocol
+        self.profile = profile
+        self.playTimeline = playTimeline
+        self.epoch = epoch
+        self.progressInterval = progressInterval
+        self.stallThreshold = stallThreshold
+        self.defaultQueueLimitBytes = defaultQueueLimitBytes
+    }
+
+    /// wifi 127.0.0.2, cellular 127.0.0.3 (ephemeral ports) on Linux; 127.0.0.1 elsewhere.
+    public static var defaultListeners: [InterfaceKind: SocketAddress] {
+        #if os(Linux)
+        [.wifi: SocketAddress(host: "127.0.0.2", port: 0), .cellular: SocketAddress(host: "127.0.0.3", port: 0)]
+        #else
+        [.wifi: SocketAddress(host: "127.0.0.1", port: 0), .cellular: SocketAddress(host: "127.0.0.1", port: 0)]
+        #endif
+    }
+}
+
+/// PROXY protocol v1 header line (haproxy's proxy-protocol.txt, section 2.1).
+enum ProxyProtocolHeader {
+    static func line(client: SocketAddress, listener: SocketAddress) -> [UInt8] {
+        let family = client.isIPv6 || listener.isIPv6 ? "TCP6" : "TCP4"
+        return Array("PROXY \(family) \(client.host) \(listener.host) \(client.port) \(listener.port)\r\n".utf8)
+    }
+}

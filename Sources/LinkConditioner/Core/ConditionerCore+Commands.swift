@@ -1,0 +1,170 @@
+import BenchCore
+
+/// What other threads ask of the loop (through `LinkConditioner`).
+enum ConditionerCommand: Sendable {
+    case setState(InterfaceKind, InterfaceState, PathUpdatePolicy?)
+    case setLink(InterfaceKind, InterfaceLink)
+    case applyPhase(Phase)
+    case snapshot(CheckedContinuation<ConditionerSnapshot, Never>)
+    case stop
+}
+
+extension ConditionerCore {
+    func handle(_ command: ConditionerCommand) {
+        guard !isStopping else {
+            if case .snapshot(let continuation) = command { continuation.resume(returning: snapshot()) }
+            return
+        }
+        switch command {
+        case let .setState(kind, state, policy):
+            setState(kind, state)
+            pathMayHaveChanged(policy: policy)
+        case let .setLink(kind, link):
+            setLink(kind, link)
+            pathMayHaveChanged(policy: nil)
+        case .applyPhase(let phase):
+            apply(phase, index: -1)
+        case .snapshot(let continuation):
+            continuation.resume(returning: snapshot())
+        case .stop:
+            stop()
+        }
+        rearm()
+    }
+
+    /// Applies one timeline phase: links first, then states, then the path.
+    func apply(_ phase: Phase, index: Int) {
+        for (kind, setup) in phase.changes.sorted(by: { $0.key < $1.key }) {
+            if interfaces[kind]?.setup.link != setup.link { setLink(kind, setup.link) }
+            setState(kind, setup.state)
+        }
+        emit(.phaseApplied(index: index, label: phase.label, at: phase.at.seconds))
+        pathMayHaveChanged(policy: phase.pathUpdate)
+    }
+
+    /// Changes an interface's links live: open connections feel it at once.
+    func setLink(_ kind: InterfaceKind, _ link: InterfaceLink) {
+        guard let runtime = interfaces[kind] else { return }
+        runtime.setup.link = link
+        let rto = link.retransmissionTimeout.nanoseconds
+        for direction in Direction.allCases {
+            runtime.schedulers[direction]!.update(parameters: link[direction], retransmissionTimeout: rto, now: now)
+        }
+        for connection in runtime.connections.values { connection.faults.update(faults: link.faults) }
+        emit(.linkChanged(interface: kind, summary: LinkSummary.describe(link)))
+        for direction in Direction.allCases { pump(runtime, direction) }
+    }
+
+    /// Takes an interface up or down.
+    func setState(_ kind: InterfaceKind, _ state: InterfaceState) {
+        guard let runtime = interfaces[kind], runtime.setup.state != state else { return }
+        let wasForwarding = runtime.isForwarding
+        runtime.setup.state = state
+        switch state {
+        case .up:
+            acceptNewConnections(runtime)
+            emit(.interfaceUp(interface: kind))
+            if !wasForwarding { resumeForwarding(runtime) }
+        case .down(let mode):
+            emit(.interfaceDown(interface: kind, mode: mode))
+            let connections = runtime.connections.values.sorted { $0.id < $1.id }
+            switch mode {
+            case .reset:
+                refuseNewConnections(runtime)
+                for connection in connections { connection.reset(reason: "interface \(kind) down (reset)") }
+            case .refuse:
+                refuseNewConnections(runtime)
+                for connection in connections { connection.finish(reason: "interface \(kind) down (refuse)") }
+            case .blackhole:
+                acceptNewConnections(runtime)
+                for connection in connections { connection.pauseReading() }
+            }
+        }
+    }
+
+    /// After a blackhole: held connections connect, paused ones read again, the link
+    /// restarts from now (no credit for the time it was dead).
+    private func resumeForwarding(_ runtime: InterfaceRuntime) {
+        let rto = runtime.setup.link.retransmissionTimeout.nanoseconds
+        for direction in Direction.allCases {
+            runtime.schedulers[direction]!.update(parameters: runtime.setup.link[direction], retransmissionTimeout: rto, now: now)
+        }
+        for connection in runtime.connections.values.sorted(by: { $0.id < $1.id }) {
+            if connection.stage == .held {
+                startConnecting(connection, runtime)
+            } else {
+                connection.resumeReading()
+            }
+        }
+        for direction in Direction.allCases { pump(runtime, direction) }
+    }
+
+    /// The path as the OS would see it now: WiFi first, blackholed interfaces included.
+    var truePath: NetworkPath {
+        NetworkPath(interfaces: InterfaceKind.allCases.compactMap { interfaces[$0]?.pathInterface })
+    }
+
+    func pathMayHaveChanged(policy: PathUpdatePolicy?) {
+        let path = truePath
+        guard path != knownPath else { return }
+        knownPath = path
+        emit(.pathChanged(path: path))
+        publisher.pathChanged(to: path, policy: policy ?? configuration.profile.pathUpdates, now: now)
+        publishDuePaths()
+    }
+
+    func snapshot() -> ConditionerSnapshot {
+        let current = now
+        let kinds = InterfaceKind.allCases.filter { interfaces[$0] != nil }
+        return ConditionerSnapshot(
+            interfaces: kinds.map { kind in
+                let runtime = interfaces[kind]!
+                return .init(kind: kind, endpoint: runtime.endpoint.description, state: runtime.setup.state,
+                             counters: counters[kind] ?? InterfaceCounters())
+            },
+            connections: kinds.flatMap { kind in
+                interfaces[kind]!.connections.values.sorted { $0.id < $1.id }.map { connection in
+                    var stats = connection.stats
+                    stats.ageMilliseconds = Double(current - connection.acceptedAt) / 1e6
+                    return .init(id: connection.id, interface: kind, peer: connection.peer, stats: stats)
+                }
+            },
+            path: truePath,
+            publishedPath: publisher.lastPublished
+        )
+    }
+}
+
+/// One-line human summaries of links, for events and the CLI.
+public enum LinkSummary {
+    public static func describe(_ link: InterfaceLink) -> String {
+        "down \(describe(link.downlink)); up \(describe(link.uplink))"
+            + (link.isExpensive ? "; expensive" : "") + (link.isConstrained ? "; constrained" : "")
+    }
+
+    public static func describe(_ direction: LinkDirectionParameters) -> String {
+        var parts: [String] = []
+        switch direction.rate {
+        case .unlimited: parts.append("unlimited")
+        case .constant(let bps): parts.append(rate(bps))
+        case .trace(let trace): parts.append("trace \(trace.name) (mean \(rate(trace.meanBitsPerSecond)))")
+        }
+        if direction.delay != .zero { parts.append("delay \(milliseconds(direction.delay))") }
+        if direction.jitter != .zero { parts.append("jitter ±\(milliseconds(direction.jitter))") }
+        if direction.loss != .none { parts.append("loss \(formatted(direction.loss.meanLossRate * 100))%") }
+        return parts.joined(separator: " ")
+    }
+
+    public static func rate(_ bps: Double) -> String {
+        if bps >= 1e9 { return "\(formatted(bps / 1e9)) Gbit/s" }
+        if bps >= 1e6 { return "\(formatted(bps / 1e6)) Mbit/s" }
+        return "\(formatted(bps / 1e3)) kbit/s"
+    }
+
+    static func milliseconds(_ d: Duration) -> String { "\(formatted(d.seconds * 1000)) ms" }
+
+    static func formatted(_ value: Double) -> String {
+        let rounded = (value * 100).rounded() / 100
+        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+    }
+}

@@ -1,0 +1,330 @@
+import BenchCore
+import CLibUV
+
+/// Everything the conditioner does, on the loop thread. Other threads reach it
+/// only through `LinkConditioner`'s command queue.
+///
+/// The core is the driver of the pure state machines (`LinkScheduler`,
+/// `TimelinePlayer`, `PathPublisher`, `ConnectionFaultState`): it feeds them
+/// events and performs the actions they return.
+final class ConditionerCore {
+    let loop: UnsafeMutablePointer<uv_loop_t>
+    let pool = BufferPool()
+    let configuration: ConditionerConfiguration
+    let epoch: UInt64
+    private let sink: any EventSink
+    private let pathObserver: (NetworkPath) -> Void
+    var interfaces: [InterfaceKind: InterfaceRuntime] = [:]
+    var counters: [InterfaceKind: InterfaceCounters] = [:]
+    var timeline: TimelinePlayer?
+    var publisher: PathPublisher
+    /// The true path last announced with `pathChanged`.
+    var knownPath = NetworkPath(interfaces: [])
+    private var generator: SeededGenerator
+    private var nextConnectionID: UInt64 = 1
+    /// Accepted connections waiting out a slow connect: (deadline, connection).
+    var slowConnects: [(UInt64, ConnectionID, InterfaceKind)] = []
+    private var deadlineTimer: UVTimer!
+    private var tickTimer: UVTimer!
+    private(set) var isStopping = false
+
+    init(loop: UnsafeMutablePointer<uv_loop_t>, configuration: ConditionerConfiguration,
+         sink: any EventSink, pathObserver: @escaping (NetworkPath) -> Void) {
+        self.loop = loop
+        self.configuration = configuration
+        self.sink = sink
+        self.pathObserver = pathObserver
+        let start = uv_hrtime()
+        self.epoch = configuration.epoch ?? start
+        self.generator = SeededGenerator(seed: configuration.profile.seed)
+        self.publisher = PathPublisher(initial: NetworkPath(interfaces: []), now: start)
+        deadlineTimer = UVTimer(loop: loop)
+        deadlineTimer.onFire = { [unowned self] in self.onDeadline() }
+        tickTimer = UVTimer(loop: loop)
+        tickTimer.onFire = { [unowned self] in self.onTick() }
+    }
+
+    /// Monotonic nanoseconds (CLOCK_MONOTONIC, the epoch of `uv_hrtime`).
+    var now: UInt64 { uv_hrtime() }
+
+    func emit(_ kind: ConditionerEvent.Kind) {
+        let t = now
+        sink.record(ConditionerEvent(time: t >= epoch ? t - epoch : 0, kind: kind))
+    }
+
+    // MARK: - Start
+
+    /// Binds every listener and starts the timeline. Returns the bound endpoints.
+    func start() throws(LibUVError) -> [InterfaceKind: SocketAddress] {
+        let profile = configuration.profile
+        let startTime = now
+        for kind in InterfaceKind.allCases {
+            let setup = profile.initial[kind] ?? .defaultSetup(for: kind)
+            let address = configuration.listeners[kind] ?? SocketAddress(host: "127.0.0.1", port: 0)
+            let runtime = InterfaceRuntime(kind: kind, setup: setup, endpoint: address,
+                                           generator: generator, now: startTime)
+            interfaces[kind] = runtime
+            counters[kind] = InterfaceCounters()
+            try openListener(runtime)
+            emit(.listening(interface: kind, endpoint: runtime.endpoint.description))
+        }
+        if configuration.playTimeline {
+            timeline = TimelinePlayer(profile: profile, start: startTime)
+        }
+        knownPath = truePath
+        publisher = PathPublisher(initial: truePath, now: startTime)
+        emit(.pathChanged(path: truePath))
+        emit(.pathPublished(path: truePath))
+        pathObserver(truePath)
+        let tick = max(1, UInt64(configuration.progressInterval.nanoseconds / 1_000_000))
+        tickTimer.start(milliseconds: tick, repeatMilliseconds: tick)
+        rearm()
+        return interfaces.mapValues(\.endpoint)
+    }
+
+    // MARK: - Listeners
+
+    /// Binds the interface's socket; listens when the interface accepts connections.
+    func openListener(_ runtime: InterfaceRuntime) throws(LibUVError) {
+        let socket = UVTCP(loop: loop, pool: pool)
+        let rc = socket.bind(runtime.endpoint)
+        if rc != 0 {
+            socket.close()
+            throw LibUVError(operation: "bind \(runtime.kind) to \(runtime.endpoint)", code: rc)
+        }
+        if runtime.endpoint.port == 0, let bound = socket.localAddress { runtime.endpoint = bound }
+        runtime.listener = socket
+        runtime.isListening = false
+        if runtime.acceptsConnections { try startListening(runtime) }
+    }
+
+    private func startListening(_ runtime: InterfaceRuntime) throws(LibUVError) {
+        guard let listener = runtime.listener, !runtime.isListening else { return }
+        listener.onConnection = { [unowned self, unowned runtime] status in
+            self.accept(on: runtime, status: status)
+        }
+        let rc = listener.listen()
+        if rc != 0 { throw LibUVError(operation: "listen on \(runtime.endpoint)", code: rc) }
+        runtime.isListening = true
+    }
+
+    /// Makes new connections to the interface fail with ECONNREFUSED: a bound,
+    /// non-listening socket keeps the port and answers SYN with RST.
+    func refuseNewConnections(_ runtime: InterfaceRuntime) {
+        guard runtime.isListening else { return }
+        runtime.listener?.close()
+        runtime.listener = nil
+        runtime.isListening = false
+        do { try openListener(runtime) } catch {
+            emit(.linkChanged(interface: runtime.kind, summary: "could not rebind: \(error)"))
+        }
+    }
+
+    /// Listens again after a refusing spell.
+    func acceptNewConnections(_ runtime: InterfaceRuntime) {
+        do {
+            if runtime.listener == nil { try openListener(runtime) } else { try startListening(runtime) }
+        } catch {
+            emit(.linkChanged(interface: runtime.kind, summary: "could not listen again: \(error)"))
+        }
+    }
+
+    private func accept(on runtime: InterfaceRuntime, status: Int32) {
+        guard status == 0, let listener = runtime.listener, !isStopping else { return }
+        let client = UVTCP(loop: loop, pool: pool)
+        guard listener.accept(into: client) == 0 else { client.close(); return }
+        client.setNoDelay()
+        let id = ConnectionID(rawValue: nextConnectionID)
+        nextConnectionID += 1
+        let faults = ConnectionFaultState(faults: runtime.setup.link.faults,
+                                          generator: generator.derived("connection.\(id.rawValue)"))
+        let connection = ProxyConnection(id: id, interface: runtime.kind, client: client, core: self, faults: faults)
+        runtime.connections[id] = connection
+        counters[runtime.kind]?.connectionsAccepted += 1
+        emit(.connectionAccepted(connection: id, interface: runtime.kind, peer: connection.peer))
+        guard runtime.isForwarding else { return }  // blackholed: held until the interface is up
+        startConnecting(connection, runtime)
+    }
+
+    /// Connects upstream now, or after the slow-connect delay.
+    func startConnecting(_ connection: ProxyConnection, _ runtime: InterfaceRuntime) {
+        if let delay = ConnectionFaultState.slowConnectDelay(link: runtime.setup.link) {
+            slowConnects.append((now + delay, connection.id, runtime.kind))
+            rearm()
+            return
+        }
+        connectNow(connection, runtime)
+    }
+
+    private func connectNow(_ connection: ProxyConnection, _ runtime: InterfaceRuntime) {
+        let header = configuration.proxyProtocol
+            ? ProxyProtocolHeader.line(client: connection.client.peerAddress ?? SocketAddress(host: "0.0.0.0", port: 0),
+                                       listener: runtime.endpoint)
+            : nil
+        connection.connectUpstream(to: configuration.upstream, proxyHeader: header)
+    }
+
+    // MARK: - Data path
+
+    /// Bytes were read from a connection: hand them to the link.
+    func submit(_ count: Int, from connection: ProxyConnection, direction: Direction) {
+        guard let runtime = interfaces[connection.interface] else { return }
+        if runtime.isForwarding, runtime.setup.link[direction].isTransparent,
+           runtime.schedulers[direction]!.pendingBytes(for: connection.id) == 0 {
+            connection.deliver(count, direction)  // fast path: nothing to shape, nothing queued ahead
+            return
+        }
+        runtime.schedulers[direction]!.enqueue(count, for: connection.id, now: now)
+        if runtime.isForwarding { pump(runtime, direction) } else { rearm() }
+    }
+
+    /// Lets the link release whatever is due and delivers it.
+    func pump(_ runtime: InterfaceRuntime, _ direction: Direction) {
+        guard runtime.isForwarding else { return }
+        let outputs = runtime.schedulers[direction]!.advance(to: now)
+        for output in outputs {
+            switch output {
+            case let .deliver(id, bytes):
+                runtime.connections[id]?.deliver(bytes, direction)
+            case let .lost(id, bytes, heldUntil):
+                counters[runtime.kind]?.countLoss(direction)
+                runtime.connections[id]?.stats.packetsLost += 1
+                let held = heldUntil > now ? Double(heldUntil - now) / 1e6 : 0
+                emit(.packetLost(connection: id, interface: runtime.kind, direction: direction, bytes: bytes,
+                                 heldMilliseconds: held))
+            }
+        }
+        if !outputs.isEmpty {
+            for connection in runtime.connections.values { connection.relieveBackpressure(direction) }
+        }
+        rearm()
+    }
+
+    func isForwarding(_ kind: InterfaceKind) -> Bool { interfaces[kind]?.isForwarding ?? false }
+
+    func isOverLimit(_ connection: ProxyConnection, _ direction: Direction) -> Bool {
+        guard let runtime = interfaces[connection.interface] else { return false }
+        let limit = runtime.queueLimit(direction, default: configuration.defaultQueueLimitBytes)
+        let own = connection[direction].pendingBytes + connection[direction].bytesInWrite
+        return own >= limit || runtime.schedulers[direction]!.bottleneckBytes >= limit
+    }
+
+    func isUnderResumeMark(_ connection: ProxyConnection, _ direction: Direction) -> Bool {
+        guard let runtime = interfaces[connection.interface] else { return false }
+        let limit = runtime.queueLimit(direction, default: configuration.defaultQueueLimitBytes)
+        let own = connection[direction].pendingBytes + connection[direction].bytesInWrite
+        return own < max(1, limit / 4) && runtime.schedulers[direction]!.bottleneckBytes < max(1, limit / 2)
+    }
+
+    /// A connection is gone: forget it everywhere and record its final stats.
+    func connectionEnded(_ connection: ProxyConnection, reason: String) {
+        guard let runtime = interfaces[connection.interface],
+              runtime.connections.removeValue(forKey: connection.id) != nil else { return }
+        for direction in Direction.allCases {
+            _ = runtime.schedulers[direction]!.removeConnection(connection.id)
+            reportProgress(connection, direction)
+        }
+        slowConnects.removeAll { $0.1 == connection.id }
+        counters[runtime.kind]?.connectionsClosed += 1
+        emit(.connectionClosed(connection: connection.id, interface: runtime.kind, reason: reason, stats: connection.stats))
+    }
+
+    // MARK: - Timers
+
+    /// Arms the deadline timer for the earliest thing that is due.
+    func rearm() {
+        guard !isStopping else { return }
+        var earliest: UInt64? = timeline?.nextDeadline()
+        func consider(_ t: UInt64?) {
+            guard let t else { return }
+            earliest = min(earliest ?? t, t)
+        }
+        consider(publisher.nextDeadline())
+        for (deadline, _, _) in slowConnects { consider(deadline) }
+        for runtime in interfaces.values where runtime.isForwarding {
+            for scheduler in runtime.schedulers.values { consider(scheduler.nextDeadline()) }
+        }
+        guard let earliest else { deadlineTimer.stop(); return }
+        let current = now
+        let wait = earliest > current ? (earliest - current + 999_999) / 1_000_000 : 0
+        deadlineTimer.start(milliseconds: wait)
+    }
+
+    private func onDeadline() {
+        let current = now
+        if var player = timeline {
+            let due = player.due(now: current)
+            timeline = player
+            for phase in due { apply(phase, index: phaseIndex(phase)) }
+            if player.isFinished, !due.isEmpty { emit(.timelineFinished) }
+        }
+        publishDuePaths()
+        let ready = slowConnects.filter { $0.0 <= current }
+        slowConnects.removeAll { $0.0 <= current }
+        for (_, id, kind) in ready {
+            guard let runtime = interfaces[kind], let connection = runtime.connections[id] else { continue }
+            if runtime.isForwarding { connectNow(connection, runtime) }
+        }
+        for runtime in interfaces.values {
+            for direction in Direction.allCases { pump(runtime, direction) }
+        }
+        rearm()
+    }
+
+    private func phaseIndex(_ phase: Phase) -> Int {
+        configuration.profile.timeline.firstIndex(of: phase) ?? -1
+    }
+
+    func publishDuePaths() {
+        for path in publisher.advance(to: now) {
+            emit(.pathPublished(path: path))
+            pathObserver(path)
+        }
+    }
+
+    /// Progress events and stall detection.
+    private func onTick() {
+        let current = now
+        let threshold = configuration.stallThreshold.nanoseconds
+        for runtime in interfaces.values {
+            for connection in runtime.connections.values {
+                for direction in Direction.allCases {
+                    reportProgress(connection, direction)
+                    let pipe = connection[direction]
+                    if let since = pipe.waitingSince, pipe.stalledSince == nil, !pipe.isDrained,
+                       current - since >= threshold {
+                        connection[direction].stalledSince = since
+                        connection.stats.stalls += 1
+                        emit(.stalled(connection: connection.id, interface: runtime.kind, direction: direction,
+                                      pendingBytes: pipe.pendingBytes + pipe.bytesInWrite))
+                    }
+                }
+            }
+        }
+    }
+
+    func reportProgress(_ connection: ProxyConnection, _ direction: Direction) {
+        let pipe = connection[direction]
+        guard pipe.total > pipe.reported else { return }
+        emit(.bytesForwarded(connection: connection.id, interface: connection.interface, direction: direction,
+                             bytes: pipe.total - pipe.reported, total: pipe.total))
+        connection[direction].reported = pipe.total
+    }
+
+    // MARK: - Stop
+
+    /// Closes every connection, listener and timer; the loop then runs out of handles.
+    func stop() {
+        guard !isStopping else { return }
+        for runtime in interfaces.values {
+            for connection in Array(runtime.connections.values) { connection.finish(reason: "conditioner stopped") }
+            runtime.listener?.close()
+            runtime.listener = nil
+            runtime.isListening = false
+        }
+        isStopping = true
+        emit(.stopped)
+        deadlineTimer.close()
+        tickTimer.close()
+    }
+}

@@ -1,0 +1,69 @@
+import BenchCore
+
+/// Byte and connection counters of one interface.
+public struct InterfaceCounters: Codable, Equatable, Sendable {
+    public var bytesDownlink = 0
+    public var bytesUplink = 0
+    public var connectionsAccepted = 0
+    public var connectionsReset = 0
+    public var connectionsClosed = 0
+    public var upstreamFailures = 0
+    public var packetsLostDownlink = 0
+    public var packetsLostUplink = 0
+
+    public init() {}
+
+    public subscript(bytes direction: Direction) -> Int {
+        get { direction == .downlink ? bytesDownlink : bytesUplink }
+        set { if direction == .downlink { bytesDownlink = newValue } else { bytesUplink = newValue } }
+    }
+
+    mutating func countLoss(_ direction: Direction) {
+        if direction == .downlink { packetsLostDownlink += 1 } else { packetsLostUplink += 1 }
+    }
+}
+
+/// What one proxied connection has done so far.
+public struct ConnectionStats: Codable, Equatable, Sendable {
+    public var bytesDownlink = 0
+    public var bytesUplink = 0
+    public var packetsLost = 0
+    public var stalls = 0
+    /// Milliseconds from accept to close (or to now while open).
+    public var ageMilliseconds: Double = 0
+
+    public init() {}
+
+    public subscript(bytes direction: Direction) -> Int {
+        get { direction == .downlink ? bytesDownlink : bytesUplink }
+        set { if direction == .downlink { bytesDownlink = newValue } else { bytesUplink = newValue } }
+    }
+}
+
+/// A consistent picture of the conditioner, taken on the loop thread.
+public struct ConditionerSnapshot: Codable, Equatable, Sendable {
+    public struct Interface: Codable, Equatable, Sendable {
+        public var kind: InterfaceKind
+        public var endpoint: String
+        public var state: InterfaceState
+        public var counters: InterfaceCounters
+    }
+
+    public struct Connection: Codable, Equatable, Sendable {
+        public var id: ConnectionID
+        public var interface: InterfaceKind
+        public var peer: String
+        public var stats: ConnectionStats
+    }
+
+    public var interfaces: [Interface]
+    public var connections: [Connection]
+    /// The path as it really is.
+    public var path: NetworkPath
+    /// The path as last published to the app.
+    public var publishedPath: NetworkPath
+
+    public func interface(_ kind: InterfaceKind) -> Interface? {
+        interfaces.first { $0.kind == kind }
+    }
+}

@@ -1,0 +1,106 @@
+import BenchCore
+import CLibUV
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The link conditioner: a libuv TCP proxy with one listener per interface that
+/// makes the network between a client and an origin as bad as a profile says.
+///
+/// `start` spawns the loop thread and returns once every listener is bound.
+/// Every other method may be called from any thread: commands go through a
+/// locked queue drained on the loop thread by a `uv_async_t`. `stop` closes every
+/// handle, closes the loop and joins the thread.
+///
+/// `@unchecked Sendable` is sound because the only mutable state touched from
+/// other threads is behind `Mutex`es (`commands`, `wakeup`, `result`); the
+/// `uv_async_t` pointer in `wakeup` is only used under that lock, and the loop
+/// thread clears it under the same lock before the handle is closed, so
+/// `uv_async_send` never touches a freed handle.
+public final class LinkConditioner: @unchecked Sendable {
+    /// The address each interface listens on (ports resolved).
+    public let endpoints: [InterfaceKind: SocketAddress]
+    /// Nanoseconds (CLOCK_MONOTONIC) that event times are measured from.
+    public let epoch: UInt64
+    /// Path updates as published to the app (possibly late or withheld, per profile).
+    public let pathUpdates: AsyncStream<NetworkPath>
+
+    private let channel: CommandChannel
+    private let thread: pthread_t
+    private let stopped = Mutex(false)
+
+    private init(endpoints: [InterfaceKind: SocketAddress], epoch: UInt64, thread: pthread_t,
+                 channel: CommandChannel, paths: AsyncStream<NetworkPath>) {
+        self.endpoints = endpoints
+        self.epoch = epoch
+        self.thread = thread
+        self.channel = channel
+        self.pathUpdates = paths
+    }
+
+    /// Starts the loop thread, binds the listeners and begins playing the profile.
+    /// - Throws: `LibUVError` when a listener cannot be bound (address in use, not local).
+    public static func start(configuration: ConditionerConfiguration, sink: any EventSink) throws -> LinkConditioner {
+        let (paths, pathContinuation) = AsyncStream<NetworkPath>.makeStream(bufferingPolicy: .unbounded)
+        let channel = CommandChannel()
+        let boot = LoopBoot(configuration: configuration, sink: sink, paths: pathContinuation, channel: channel)
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(boot).toOpaque()
+        let rc = pthread_create(&thread, nil, { raw in
+            Unmanaged<LoopBoot>.fromOpaque(raw!).takeRetainedValue().run()
+            return nil
+        }, context)
+        guard rc == 0 else {
+            Unmanaged<LoopBoot>.fromOpaque(context).release()
+            throw LibUVError(operation: "pthread_create", code: rc)
+        }
+        switch boot.waitUntilReady() {
+        case .failure(let error):
+            pthread_join(thread, nil)
+            throw error
+        case .success(let (endpoints, epoch)):
+            return LinkConditioner(endpoints: endpoints, epoch: epoch, thread: thread, channel: channel, paths: paths)
+        }
+    }
+
+    /// Applies a phase now (links, states, path), as the timeline would.
+    public func apply(_ phase: Phase) { send(.applyPhase(phase)) }
+
+    /// Takes an interface up or down; `pathUpdate` overrides the profile's policy for this change.
+    public func setState(_ interface: InterfaceKind, _ state: InterfaceState, pathUpdate: PathUpdatePolicy? = nil) {
+        send(.setState(interface, state, pathUpdate))
+    }
+
+    /// Replaces an interface's link; open connections feel it at once.
+    public func setLink(_ interface: InterfaceKind, _ link: InterfaceLink) { send(.setLink(interface, link)) }
+
+    /// Counters, per-connection stats and paths, taken consistently on the loop thread.
+    public func snapshot() async -> ConditionerSnapshot {
+        await withCheckedContinuation { continuation in
+            if !send(.snapshot(continuation)) {
+                continuation.resume(returning: ConditionerSnapshot(interfaces: [], connections: [],
+                                                                   path: NetworkPath(interfaces: []),
+                                                                   publishedPath: NetworkPath(interfaces: [])))
+            }
+        }
+    }
+
+    /// Stops forwarding, closes every handle and the loop, and joins the thread.
+    /// Returns what `uv_loop_close` returned (0 when no handle leaked). Idempotent.
+    @discardableResult
+    public func stop() -> Int32 {
+        let first = stopped.withLock { wasStopped in
+            defer { wasStopped = true }
+            return !wasStopped
+        }
+        if first {
+            send(.stop)
+            pthread_join(thread, nil)
+        }
+        return channel.loopCloseResult.withLock { $0 } ?? 0
+    }
+
+    @discardableResult
+    private func send(_ command: ConditionerCommand) -> Bool { channel.send(command) }
+}

@@ -1,0 +1,222 @@
+import BenchCore
+import CLibUV
+
+/// A client connection accepted on one interface and its upstream twin.
+///
+/// Owned by `ConditionerCore` on the loop thread. Bytes read from one side are
+/// handed to the interface's scheduler; the core calls `deliver` when the link
+/// releases them. The connection never drops data silently: bytes are
+/// delivered, discarded with an event (reset, close, removal), or still pending.
+final class ProxyConnection {
+    enum Stage: Equatable {
+        /// Accepted; waiting for slow connect or for a blackholed interface to come back.
+        case held
+        case connecting
+        case open
+        case closed
+    }
+
+    let id: ConnectionID
+    let interface: InterfaceKind
+    let client: UVTCP
+    private(set) var upstream: UVTCP?
+    let acceptedAt: UInt64
+    let peer: String
+    private(set) var stage: Stage = .held
+    var stats = ConnectionStats()
+    var faults: ConnectionFaultState
+    var uplink = Pipe(direction: .uplink)
+    var downlink = Pipe(direction: .downlink)
+    /// Reading is paused by backpressure (not by a blackhole).
+    private(set) var pausedByBackpressure: Set<Direction> = []
+    private unowned let core: ConditionerCore
+
+    init(id: ConnectionID, interface: InterfaceKind, client: UVTCP, core: ConditionerCore, faults: ConnectionFaultState) {
+        self.id = id
+        self.interface = interface
+        self.client = client
+        self.core = core
+        self.faults = faults
+        self.acceptedAt = core.now
+        self.peer = client.peerAddress?.description ?? "?"
+    }
+
+    subscript(direction: Direction) -> Pipe {
+        get { direction == .downlink ? downlink : uplink }
+        set { if direction == .downlink { downlink = newValue } else { uplink = newValue } }
+    }
+
+    private func source(_ direction: Direction) -> UVTCP? { direction == .downlink ? upstream : client }
+    private func destination(_ direction: Direction) -> UVTCP? { direction == .downlink ? client : upstream }
+
+    // MARK: - Opening
+
+    /// Connects upstream (after any slow-connect delay the core applied).
+    func connectUpstream(to address: SocketAddress, proxyHeader: [UInt8]?) {
+        guard stage == .held else { return }
+        stage = .connecting
+        let upstream = UVTCP(loop: core.loop, pool: core.pool)
+        self.upstream = upstream
+        let started = core.now
+        upstream.connect(to: address) { [weak self] status in
+            guard let self, self.stage == .connecting else { return }
+            if status != 0 {
+                self.core.emit(.upstreamFailed(connection: self.id, interface: self.interface, error: uvErrorName(status)))
+                self.core.counters[self.interface]?.upstreamFailures += 1
+                self.reset(reason: "upstream connect failed: \(uvErrorName(status))")
+                return
+            }
+            self.stage = .open
+            upstream.setNoDelay()
+            self.core.emit(.upstreamConnected(connection: self.id, interface: self.interface,
+                                              connectMilliseconds: Double(self.core.now - started) / 1e6))
+            if let proxyHeader {
+                upstream.write([ChunkSlice(copying: proxyHeader, pool: self.core.pool)]) { _ in }
+            }
+            self.wireReads()
+            self.resumeReading()
+        }
+    }
+
+    private func wireReads() {
+        for direction in Direction.allCases {
+            guard let source = source(direction) else { continue }
+            source.onRead = { [weak self] chunk in self?.didRead(chunk, direction) }
+            source.onReadEnd = { [weak self] error in self?.didEnd(direction, error: error) }
+        }
+    }
+
+    // MARK: - Reading
+
+    private func didRead(_ chunk: Chunk, _ direction: Direction) {
+        self[direction].append(chunk.whole, now: core.now)
+        core.submit(chunk.length, from: self, direction: direction)
+        applyBackpressure(direction)
+    }
+
+    private func didEnd(_ direction: Direction, error: Int32?) {
+        if let error {
+            let side = direction == .downlink ? "upstream" : "client"
+            reset(reason: "\(side) read error: \(uvErrorName(error))")
+            return
+        }
+        self[direction].sourceEnded = true
+        finishIfDrained(direction)
+    }
+
+    /// Stops reading a direction whose own backlog or its interface's bottleneck is over the limit.
+    func applyBackpressure(_ direction: Direction) {
+        guard let source = source(direction), source.isReading else { return }
+        if core.isOverLimit(self, direction) {
+            source.stopReading()
+            pausedByBackpressure.insert(direction)
+        }
+    }
+
+    /// Resumes reading where backpressure paused it and the backlog has drained enough.
+    func relieveBackpressure(_ direction: Direction) {
+        guard pausedByBackpressure.contains(direction), core.isUnderResumeMark(self, direction) else { return }
+        pausedByBackpressure.remove(direction)
+        if core.isForwarding(interface) { source(direction)?.startReading() }
+    }
+
+    func pauseReading() {
+        client.stopReading()
+        upstream?.stopReading()
+    }
+
+    func resumeReading() {
+        guard stage == .open else { return }
+        for direction in Direction.allCases where !pausedByBackpressure.contains(direction) && !self[direction].sourceEnded {
+            source(direction)?.startReading()
+        }
+    }
+
+    // MARK: - Delivering
+
+    /// The link released `count` bytes of `direction`: write them to the destination.
+    func deliver(_ count: Int, _ direction: Direction) {
+        guard stage == .open, let destination = destination(direction) else { return }
+        let (allowed, action) = faults.admit(count)
+        let slices = self[direction].take(allowed)
+        let written = slices.reduce(0) { $0 + $1.count }
+        if written > 0 {
+            self[direction].bytesInWrite += written
+            self[direction].total += written
+            stats[bytes: direction] += written
+            core.counters[interface]?[bytes: direction] += written
+            if let stalled = self[direction].progressed(now: core.now) {
+                core.emit(.flowResumed(connection: id, interface: interface, direction: direction,
+                                       stalledMilliseconds: Double(stalled) / 1e6))
+            }
+            destination.write(slices) { [weak self] status in
+                guard let self else { return }
+                self[direction].bytesInWrite -= written
+                if status != 0 { return }  // the connection is being torn down
+                self.relieveBackpressure(direction)
+                self.finishIfDrained(direction)
+            }
+        }
+        switch action {
+        case .reset(let reason)?: reset(reason: reason)
+        case .close(let reason)?: finish(reason: reason)
+        case nil: break
+        }
+    }
+
+    private func finishIfDrained(_ direction: Direction) {
+        guard stage == .open, self[direction].isFinished, !self[direction].shutdownStarted,
+              let destination = destination(direction) else { return }
+        self[direction].shutdownStarted = true
+        destination.shutdown { [weak self] _ in
+            guard let self else { return }
+            if self.uplink.shutdownStarted, self.downlink.shutdownStarted {
+                self.close(reason: "closed by peers")
+            }
+        }
+    }
+
+    // MARK: - Ending
+
+    /// RST both sides now.
+    func reset(reason: String) {
+        guard stage != .closed else { return }
+        core.emit(.connectionReset(connection: id, interface: interface, reason: reason))
+        core.counters[interface]?.connectionsReset += 1
+        teardown()
+        client.closeWithReset()
+        upstream?.closeWithReset()
+        core.connectionEnded(self, reason: reason)
+    }
+
+    /// FIN both sides now, dropping what the link still held.
+    func finish(reason: String) {
+        guard stage != .closed else { return }
+        teardown()
+        for side in [client, upstream].compactMap({ $0 }) {
+            if side.isClosing { continue }
+            side.shutdown { _ in side.close() }
+        }
+        core.connectionEnded(self, reason: reason)
+    }
+
+    private func close(reason: String) {
+        guard stage != .closed else { return }
+        teardown()
+        client.close()
+        upstream?.close()
+        core.connectionEnded(self, reason: reason)
+    }
+
+    private func teardown() {
+        stage = .closed
+        pauseReading()
+        _ = uplink.discard()
+        _ = downlink.discard()
+        stats.ageMilliseconds = Double(core.now - acceptedAt) / 1e6
+    }
+}
+
+extension Direction {
+    var opposite: Direction { self == .downlink ? .uplink : .downlink }
+}

@@ -1,0 +1,118 @@
+import ArgumentParser
+import BenchCore
+import Dispatch
+import Foundation
+import LinkConditioner
+
+/// `bench proxy`: the link conditioner standalone in front of any TCP server.
+struct ProxyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "proxy",
+        abstract: "Run the link conditioner in front of any TCP server and play a profile's timeline.",
+        discussion: """
+            Prints one line per interface with the address to connect to, then the timeline as it \
+            plays. Ctrl-C (or --duration) stops it and prints per-interface counters.
+            Example: swift run bench proxy --profile Profiles/3g.yaml --upstream 127.0.0.1:8080
+            """
+    )
+
+    @Option(help: "The network profile (YAML).")
+    var profile: String
+
+    @Option(help: "HOST:PORT every interface forwards to.")
+    var upstream: String
+
+    @Option(help: "Listen address of the WiFi interface (port 0 picks one).")
+    var wifi: String = ConditionerConfiguration.defaultListeners[.wifi]!.description
+
+    @Option(help: "Listen address of the cellular interface (port 0 picks one).")
+    var cellular: String = ConditionerConfiguration.defaultListeners[.cellular]!.description
+
+    @Flag(help: "Send a PROXY protocol v1 line upstream naming the client and the interface address.")
+    var proxyProtocol = false
+
+    @Option(help: "Write every event as JSON lines to this file.")
+    var events: String?
+
+    @Option(help: "Stop after this long (e.g. 90s, 10m). Default: the profile's duration; 'forever' runs until Ctrl-C.")
+    var duration: String?
+
+    @Option(help: "Override the profile's seed.")
+    var seed: UInt64?
+
+    func validate() throws {
+        for (name, value) in [("--upstream", upstream), ("--wifi", wifi), ("--cellular", cellular)]
+        where SocketAddress(parsing: value) == nil {
+            throw ValidationError("\(name) expects HOST:PORT with a numeric host, e.g. 127.0.0.1:8080 (got '\(value)')")
+        }
+        if let duration, duration != "forever" {
+            do { _ = try Units.parseDuration(duration) } catch {
+                throw ValidationError("--duration: \(error) (or 'forever')")
+            }
+        }
+    }
+
+    func run() async throws {
+        var loaded: Profile
+        do { loaded = try Profile.load(contentsOf: profile) } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        if let seed { loaded.seed = seed }
+        let configuration = ConditionerConfiguration(
+            upstream: SocketAddress(parsing: upstream)!,
+            listeners: [.wifi: SocketAddress(parsing: wifi)!, .cellular: SocketAddress(parsing: cellular)!],
+            proxyProtocol: proxyProtocol,
+            profile: loaded
+        )
+        var sinks: [any EventSink] = [TerminalEventPrinter()]
+        let writer = try events.map { try JSONLinesEventWriter(path: $0) }
+        if let writer { sinks.append(writer) }
+
+        let conditioner: LinkConditioner
+        do {
+            conditioner = try LinkConditioner.start(configuration: configuration, sink: FanOutSink(sinks))
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        print("profile \(loaded.name): \(loaded.description) (seed \(loaded.seed), \(Units.format(loaded.duration)))")
+        for kind in InterfaceKind.allCases {
+            print("\(kind) \(conditioner.endpoints[kind]!)")
+        }
+        print("forwarding to \(upstream); Ctrl-C stops")
+
+        let limit: Duration? = switch duration {
+        case "forever"?: nil
+        case let text?: try? Units.parseDuration(text)
+        case nil: loaded.duration
+        }
+        await waitForInterrupt(orAfter: limit)
+        let snapshot = await conditioner.snapshot()
+        let closeResult = conditioner.stop()
+        writer?.close()
+        print(CountersTable.render(snapshot))
+        if closeResult != 0 { print("warning: uv_loop_close returned \(closeResult) (a handle leaked)") }
+    }
+}
+
+/// Suspends until SIGINT/SIGTERM, or until `limit` has passed.
+func waitForInterrupt(orAfter limit: Duration?) async {
+    signal(SIGINT, SIG_IGN)
+    signal(SIGTERM, SIG_IGN)
+    let (stream, continuation) = AsyncStream<Void>.makeStream()
+    let sources = [SIGINT, SIGTERM].map { number in
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        source.setEventHandler { continuation.yield() }
+        source.resume()
+        return source
+    }
+    let timer = Task {
+        guard let limit else { return }
+        try await Task.sleep(for: limit)
+        continuation.yield()
+    }
+    for await _ in stream { break }
+    timer.cancel()
+    for source in sources { source.cancel() }
+}
