@@ -48,6 +48,7 @@ extension ConditionerCore {
         runtime.setup.link = link
         let rto = link.retransmissionTimeout.nanoseconds
         for direction in Direction.allCases {
+            pump(runtime, direction)  // serve what finished under the old parameters first
             runtime.schedulers[direction]!.update(parameters: link[direction], retransmissionTimeout: rto, now: now)
         }
         for connection in runtime.connections.values { connection.faults.update(faults: link.faults) }

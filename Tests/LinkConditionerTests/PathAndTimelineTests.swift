@@ -1,0 +1,83 @@
+import BenchCore
+import Foundation
+import Testing
+@testable import LinkConditioner
+
+/// The network path the app is told about, and profiles played on a live conditioner.
+@Suite(.serialized)
+struct PathAndTimelineTests {
+    private func published(_ f: ConditionerFixture) -> [NetworkPath] {
+        f.kinds().compactMap { if case .pathPublished(let path) = $0 { path } else { nil } }
+    }
+
+    @Test func pathFollowsInterfacesGoingDownAndUp() async throws {
+        let f = try ConditionerFixture(behaviour: .echo)
+        defer { f.stop() }
+        var updates = f.conditioner.pathUpdates.makeAsyncIterator()
+        let first = await updates.next()
+        #expect(first?.interfaces.map(\.kind) == [.wifi, .cellular])
+        #expect(first?.interface(.cellular)?.isExpensive == true)
+        #expect(first?.interface(.wifi)?.endpoint == f.endpoint(.wifi).description)
+
+        f.conditioner.setState(.wifi, .down(.reset))
+        let second = await updates.next()
+        #expect(second?.interfaces.map(\.kind) == [.cellular])
+        #expect(second?.status == .satisfied)
+
+        f.conditioner.setState(.cellular, .down(.refuse))
+        let third = await updates.next()
+        #expect(third?.status == .unsatisfied)
+
+        f.conditioner.setState(.wifi, .up)
+        let fourth = await updates.next()
+        #expect(fourth?.interfaces.map(\.kind) == [.wifi])
+        #expect(published(f).count == 4)
+    }
+
+    @Test func delayedPathUpdateArrivesLateAndWithheldNeverArrives() async throws {
+        let f = try ConditionerFixture(behaviour: .echo)
+        defer { f.stop() }
+        f.conditioner.setState(.wifi, .down(.reset), pathUpdate: .delayed(.milliseconds(400)))
+        let snapshot = await f.conditioner.snapshot()
+        #expect(snapshot.path.interface(.wifi) == nil, "the real path changed at once")
+        #expect(snapshot.publishedPath.interface(.wifi) != nil, "the app has not been told yet")
+        #expect(await f.events.wait(timeout: .seconds(5)) { events in
+            events.contains { if case .pathPublished(let p) = $0.kind { p.interface(.wifi) == nil } else { false } }
+        })
+        let changed = f.events.all.first { if case .pathChanged(let p) = $0.kind { p.interface(.wifi) == nil } else { false } }
+        let told = f.events.all.first { if case .pathPublished(let p) = $0.kind { p.interface(.wifi) == nil } else { false } }
+        let lateness = try #require(told).time - (try #require(changed)).time
+        #expect(lateness >= 390_000_000, "published only \(lateness) ns after the change")
+
+        f.conditioner.setState(.cellular, .down(.reset), pathUpdate: .withheld)
+        try await Task.sleep(for: .milliseconds(300))
+        let after = await f.conditioner.snapshot()
+        #expect(after.path.status == .unsatisfied)
+        #expect(after.publishedPath.interface(.cellular) != nil, "a withheld update must not reach the app")
+    }
+
+    @Test func timelinePlaysPhasesInOrderAndAppliesThemLive() async throws {
+        var down = InterfaceSetup.defaultSetup(for: .wifi)
+        down.state = .down(.blackhole)
+        let up = InterfaceSetup.shaped(downlink: .init(rate: .constant(bitsPerSecond: 1_000_000)))
+        let timeline = [
+            Phase(at: .milliseconds(150), label: "tunnel", changes: [.wifi: down]),
+            Phase(at: .milliseconds(450), label: "out", changes: [.wifi: up]),
+        ]
+        let f = try ConditionerFixture(behaviour: .echo, timeline: timeline)
+        defer { f.stop() }
+        #expect(await f.events.wait(timeout: .seconds(5)) { events in
+            events.contains { if case .phaseApplied(_, "out", _) = $0.kind { true } else { false } }
+        })
+        let kinds = f.kinds()
+        let tunnel = try #require(kinds.firstIndex { if case .phaseApplied(0, "tunnel", _) = $0 { true } else { false } })
+        let out = try #require(kinds.firstIndex { if case .phaseApplied(1, "out", _) = $0 { true } else { false } })
+        #expect(tunnel < out)
+        #expect(kinds.contains { $0 == .interfaceDown(interface: .wifi, mode: .blackhole) })
+        #expect(kinds.contains { $0 == .interfaceUp(interface: .wifi) })
+        let times = f.events.all.compactMap { e -> UInt64? in if case .phaseApplied = e.kind { e.time } else { nil } }
+        #expect(times.count == 2 && times[0] >= 150_000_000 && times[1] >= 450_000_000)
+        // A blackhole leaves the path as it was; nothing to publish for the tunnel.
+        #expect(published(f).allSatisfy { $0.interface(.wifi) != nil })
+    }
+}

@@ -1,0 +1,57 @@
+import BenchCore
+import Foundation
+@testable import LinkConditioner
+
+/// A running conditioner in front of a `TestUpstream`, with its events collected.
+struct ConditionerFixture {
+    let upstream: TestUpstream
+    let conditioner: LinkConditioner
+    let events: EventCollector
+
+    init(
+        behaviour: TestUpstream.Behaviour,
+        wifi: InterfaceSetup = .defaultSetup(for: .wifi),
+        cellular: InterfaceSetup = .defaultSetup(for: .cellular),
+        timeline: [Phase] = [],
+        pathUpdates: PathUpdatePolicy = .immediate,
+        proxyProtocol: Bool = false,
+        stallThreshold: Duration = .seconds(1)
+    ) throws {
+        upstream = try TestUpstream(behaviour: behaviour)
+        events = EventCollector()
+        let profile = Profile(name: "test", seed: 7, duration: .seconds(120),
+                              initial: [.wifi: wifi, .cellular: cellular], timeline: timeline, pathUpdates: pathUpdates)
+        conditioner = try LinkConditioner.start(
+            configuration: ConditionerConfiguration(upstream: upstream.address, proxyProtocol: proxyProtocol,
+                                                    profile: profile, progressInterval: .milliseconds(50),
+                                                    stallThreshold: stallThreshold),
+            sink: events)
+    }
+
+    func endpoint(_ kind: InterfaceKind) -> SocketAddress { conditioner.endpoints[kind]! }
+
+    /// Stops everything and returns what `uv_loop_close` said.
+    @discardableResult
+    func stop() -> Int32 {
+        let rc = conditioner.stop()
+        upstream.stop()
+        return rc
+    }
+
+    func kinds() -> [ConditionerEvent.Kind] { events.all.map(\.kind) }
+}
+
+extension InterfaceSetup {
+    static func shaped(downlink: LinkDirectionParameters, uplink: LinkDirectionParameters = .transparent,
+                       faults: ConnectionFaults = .none, expensive: Bool = false) -> InterfaceSetup {
+        InterfaceSetup(state: .up, link: InterfaceLink(downlink: downlink, uplink: uplink, faults: faults,
+                                                       isExpensive: expensive))
+    }
+}
+
+/// Runs blocking socket work off the cooperative pool.
+func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}
