@@ -78,7 +78,8 @@ public struct RateTrace: Equatable, Sendable {
     public func finishTime(start: UInt64, bytes: Double) -> UInt64? {
         if bytes <= 0 { return start }
         let target = cumulative(at: start) + bytes
-        return offset(whereCumulativeReaches: target)
+        // Rounding in the cumulative sums must never move the answer before `start`.
+        return offset(whereCumulativeReaches: target).map { max($0, start) }
     }
 
     // MARK: - Cumulative capacity
@@ -116,36 +117,58 @@ public struct RateTrace: Equatable, Sendable {
             + Self.bytes(segments[index].bitsPerSecond, inside)
     }
 
+    /// The earliest offset at which the cumulative capacity reaches `target`, or nil
+    /// if it never does (or only beyond what a UInt64 of nanoseconds can hold).
+    ///
+    /// A target that is reached exactly at the end of a segment resolves to that
+    /// end, not to the start of the next delivering segment: a transfer that
+    /// completes as a segment ends must not wait out a zero-rate gap after it.
     private func offset(whereCumulativeReaches target: Double) -> UInt64? {
+        guard target.isFinite else { return nil }
         let perPeriod = bytesPerPeriod
-        var pass: UInt64 = 0
+        let period = periodNanoseconds
         var remaining = target
-        if remaining >= perPeriod {
+        var base: UInt64 = 0
+        if remaining > perPeriod {
             if loops {
                 guard perPeriod > 0 else { return nil }
-                let passes = (remaining / perPeriod).rounded(.down)
-                pass = UInt64(passes)
+                // Whole passes before the one that completes; keep `remaining` in (0, perPeriod].
+                var passes = (remaining / perPeriod).rounded(.up) - 1
                 remaining -= passes * perPeriod
+                if remaining <= 0 {
+                    passes -= 1
+                    remaining += perPeriod
+                } else if remaining > perPeriod {
+                    passes += 1
+                    remaining -= perPeriod
+                }
+                guard passes >= 0, passes * Double(period) < 0x1p63 else { return nil }
+                base = UInt64(passes) * period
             } else {
                 let last = segments[segments.count - 1]
                 guard last.bitsPerSecond > 0 else { return nil }
-                let beyond = (remaining - perPeriod) * 8 / last.bitsPerSecond * 1e9
-                return periodNanoseconds + UInt64(beyond.rounded(.up))
+                let beyond = ((remaining - perPeriod) * 8 / last.bitsPerSecond * 1e9).rounded(.up)
+                guard beyond < 0x1p63 else { return nil }
+                let (sum, overflow) = period.addingReportingOverflow(UInt64(beyond))
+                return overflow ? nil : sum
             }
         }
-        // Last segment index whose cumulative start is <= remaining (skipping zero-rate ones).
-        var lo = 0, hi = segments.count - 1
+        guard remaining > 0 else { return base }
+        // First boundary j whose cumulative value reaches `remaining`; segment j - 1 delivers
+        // (its start value is strictly below `remaining`), so zero-rate segments are skipped.
+        var lo = 1, hi = segments.count
         while lo < hi {
-            let mid = (lo + hi + 1) / 2
-            if cumulativeBytes[mid] <= remaining { lo = mid } else { hi = mid - 1 }
+            let mid = (lo + hi) / 2
+            if cumulativeBytes[mid] >= remaining { hi = mid } else { lo = mid + 1 }
         }
-        // Zero-rate segments share the cumulative value of the next one: move to a segment that delivers.
-        while segments[lo].bitsPerSecond <= 0 || cumulativeBytes[lo + 1] <= remaining {
-            if lo + 1 >= segments.count { return nil }
-            lo += 1
-        }
-        let need = remaining - cumulativeBytes[lo]
-        let inside = UInt64((need * 8 / segments[lo].bitsPerSecond * 1e9).rounded(.up))
-        return pass * periodNanoseconds + starts[lo] + min(inside, segments[lo].durationNanoseconds)
+        let index = lo - 1
+        let segment = segments[index]
+        let need = remaining - cumulativeBytes[index]
+        let exact = need * 8 / segment.bitsPerSecond * 1e9
+        let inside = exact < Double(segment.durationNanoseconds)
+            ? min(UInt64(exact.rounded(.up)), segment.durationNanoseconds)
+            : segment.durationNanoseconds
+        let (sum, overflow) = base.addingReportingOverflow(starts[index] + inside)
+        return overflow ? nil : sum
     }
 }
