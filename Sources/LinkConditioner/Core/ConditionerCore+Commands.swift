@@ -52,7 +52,7 @@ extension ConditionerCore {
             runtime.schedulers[direction]!.update(parameters: link[direction], retransmissionTimeout: rto, now: now)
         }
         for connection in runtime.connections.values { connection.faults.update(faults: link.faults) }
-        emit(.linkChanged(interface: kind, summary: LinkSummary.describe(link)))
+        emit(.linkChanged(interface: kind, summary: runtime.setup.summary))
         for direction in Direction.allCases { pump(runtime, direction) }
     }
 
@@ -133,39 +133,5 @@ extension ConditionerCore {
             path: truePath,
             publishedPath: publisher.lastPublished
         )
-    }
-}
-
-/// One-line human summaries of links, for events and the CLI.
-public enum LinkSummary {
-    public static func describe(_ link: InterfaceLink) -> String {
-        "down \(describe(link.downlink)); up \(describe(link.uplink))"
-            + (link.isExpensive ? "; expensive" : "") + (link.isConstrained ? "; constrained" : "")
-    }
-
-    public static func describe(_ direction: LinkDirectionParameters) -> String {
-        var parts: [String] = []
-        switch direction.rate {
-        case .unlimited: parts.append("unlimited")
-        case .constant(let bps): parts.append(rate(bps))
-        case .trace(let trace): parts.append("trace \(trace.name) (mean \(rate(trace.meanBitsPerSecond)))")
-        }
-        if direction.delay != .zero { parts.append("delay \(milliseconds(direction.delay))") }
-        if direction.jitter != .zero { parts.append("jitter ±\(milliseconds(direction.jitter))") }
-        if direction.loss != .none { parts.append("loss \(formatted(direction.loss.meanLossRate * 100))%") }
-        return parts.joined(separator: " ")
-    }
-
-    public static func rate(_ bps: Double) -> String {
-        if bps >= 1e9 { return "\(formatted(bps / 1e9)) Gbit/s" }
-        if bps >= 1e6 { return "\(formatted(bps / 1e6)) Mbit/s" }
-        return "\(formatted(bps / 1e3)) kbit/s"
-    }
-
-    static func milliseconds(_ d: Duration) -> String { "\(formatted(d.seconds * 1000)) ms" }
-
-    static func formatted(_ value: Double) -> String {
-        let rounded = (value * 100).rounded() / 100
-        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
     }
 }
