@@ -27,11 +27,14 @@ public final class LinkConditioner: @unchecked Sendable {
     public let pathUpdates: AsyncStream<NetworkPath>
 
     private let channel: CommandChannel
+    /// The loop thread's OS-visible name (for diagnostics and leak checks).
+    public let threadName: String
     private let thread: pthread_t
     private let stopped = Mutex(false)
 
     private init(endpoints: [InterfaceKind: SocketAddress], epoch: UInt64, thread: pthread_t,
-                 channel: CommandChannel, paths: AsyncStream<NetworkPath>) {
+                 channel: CommandChannel, paths: AsyncStream<NetworkPath>, threadName: String) {
+        self.threadName = threadName
         self.endpoints = endpoints
         self.epoch = epoch
         self.thread = thread
@@ -60,7 +63,8 @@ public final class LinkConditioner: @unchecked Sendable {
             pthread_join(thread, nil)
             throw error
         case .success(let (endpoints, epoch)):
-            return LinkConditioner(endpoints: endpoints, epoch: epoch, thread: thread, channel: channel, paths: paths)
+            return LinkConditioner(endpoints: endpoints, epoch: epoch, thread: thread, channel: channel, paths: paths,
+                                   threadName: boot.threadName)
         }
     }
 

@@ -6,28 +6,27 @@ import Testing
 /// Stopping leaves nothing behind: no handle, no file descriptor, no thread.
 @Suite(.serialized)
 struct ShutdownTests {
-    private func openFileDescriptors() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
-    }
-
-    private func threads() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
+    /// Sockets the conditioner holds: its listeners and accepted connections (on its
+    /// endpoints) and its upstream connections (to the test upstream's port).
+    private func conditionerSockets(_ endpoints: [SocketAddress], upstream: SocketAddress) -> [ProcessResources.TCPSocket] {
+        ProcessResources.openTCPSockets().filter { socket in
+            endpoints.contains { $0.host == socket.localHost && $0.port == socket.localPort }
+                || (socket.remotePort == upstream.port && socket.localPort != upstream.port)
+        }
     }
 
     @Test func stopClosesEveryHandleDescriptorAndThread() async throws {
         let upstream = try TestUpstream(behaviour: .endless(limit: 1 << 30))
         defer { upstream.stop() }
         try await Task.sleep(for: .milliseconds(100))  // let the upstream's accept thread settle
-        let fdsBefore = openFileDescriptors()
-        let threadsBefore = threads()
-
         let profile = Profile(name: "shutdown", initial: [
             .wifi: .shaped(downlink: .init(rate: .constant(bitsPerSecond: 2_000_000), delay: .milliseconds(30))),
         ])
         let conditioner = try LinkConditioner.start(
             configuration: ConditionerConfiguration(upstream: upstream.address, profile: profile),
             sink: EventCollector())
-        #expect(threads() == threadsBefore + 1, "the loop runs on exactly one thread of its own")
+        let endpoints = Array(conditioner.endpoints.values)
+        #expect(ProcessResources.threads(named: conditioner.threadName) == 1, "the loop runs on one thread of its own")
         // Open connections in every state: shaped and streaming, blackholed-and-held.
         var clients: [BlockingSocket] = []
         for _ in 0..<5 { clients.append(try BlockingSocket.mustConnect(to: conditioner.endpoints[.wifi]!)) }
@@ -35,21 +34,20 @@ struct ShutdownTests {
         conditioner.setState(.cellular, .down(.blackhole))
         clients.append(try BlockingSocket.mustConnect(to: conditioner.endpoints[.cellular]!))
         _ = await conditioner.snapshot()
+        // 2 listeners + 6 accepted + 5 upstream connections (the blackholed one is held, not connected).
+        #expect(conditionerSockets(endpoints, upstream: upstream.address).count == 13, "\(ProcessResources.openTCPSockets()) endpoints \(endpoints) upstream \(upstream.address)")
 
         #expect(conditioner.stop() == 0, "uv_loop_close must return 0: every handle closed")
         #expect(conditioner.stop() == 0, "stop is idempotent")
+        #expect(conditionerSockets(endpoints, upstream: upstream.address) == [], "a socket outlived stop()")
+        #expect(ProcessResources.threads(named: conditioner.threadName) == 0, "the loop thread outlived stop()")
         clients.removeAll()
-        try await Task.sleep(for: .milliseconds(200))  // the upstream's serving threads notice the closes
-        #expect(openFileDescriptors() == fdsBefore)
-        #expect(threads() <= threadsBefore)
     }
 
     @Test func bindFailureIsATypedErrorAndLeaksNothing() async throws {
         let upstream = try TestUpstream(behaviour: .echo)
         defer { upstream.stop() }
-        try await Task.sleep(for: .milliseconds(100))
-        let fdsBefore = openFileDescriptors()
-        let threadsBefore = threads()
+        let socketsBefore = ProcessResources.openTCPSockets().filter { $0.localHost == "127.0.0.2" }
         // 192.0.2.1 (TEST-NET-1) is not an address of this machine: bind fails with EADDRNOTAVAIL.
         let configuration = ConditionerConfiguration(
             upstream: upstream.address,
@@ -59,7 +57,8 @@ struct ShutdownTests {
         } throws: { error in
             (error as? LibUVError).map { $0.description.contains("bind cellular") } ?? false
         }
-        #expect(openFileDescriptors() == fdsBefore)
-        #expect(threads() == threadsBefore)
+        // The wifi listener that did bind (127.0.0.2) was closed again.
+        let socketsAfter = ProcessResources.openTCPSockets().filter { $0.localHost == "127.0.0.2" && $0.state == 0x0A }
+        #expect(socketsAfter.allSatisfy { socketsBefore.contains($0) }, "a listener leaked: \(socketsAfter)")
     }
 }

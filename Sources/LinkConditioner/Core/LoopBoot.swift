@@ -1,6 +1,9 @@
 import BenchCore
 import CLibUV
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// The queue between other threads and the loop. Sendable by construction: all state is in `Mutex`es.
@@ -56,6 +59,9 @@ final class LoopBoot: @unchecked Sendable {
     private let channel: CommandChannel
     private let outcome = Mutex<Outcome?>(nil)
     private let ready = DispatchSemaphore(value: 0)
+    /// The loop thread's name as the OS shows it (`dz-uv-N`, at most 15 bytes).
+    let threadName = "dz-uv-\(LoopBoot.counter.add(1, ordering: .relaxed).newValue % 100_000_000)"
+    private static let counter = Atomic<Int>(0)
 
     init(configuration: ConditionerConfiguration, sink: any EventSink,
          paths: AsyncStream<NetworkPath>.Continuation, channel: CommandChannel) {
@@ -72,6 +78,7 @@ final class LoopBoot: @unchecked Sendable {
     }
 
     func run() {
+        deadzone_name_thread(threadName)
         let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
         uv_loop_init(loop)
         let paths = self.paths
