@@ -1,7 +1,7 @@
 /// A network profile: the initial link of each interface and a timeline of phases.
 ///
 /// Profiles describe the network only (no app behaviour). They are read from
-/// YAML by `Profile.load(from:)`; every phase in `timeline` carries the fully
+/// YAML by `Profile.load(contentsOf:)`; every phase in `timeline` carries the fully
 /// resolved setup of each interface it changes, so a player never has to merge.
 public struct Profile: Equatable, Sendable {
     public var name: String
