@@ -24,7 +24,7 @@ struct ProfilePresetTests {
     @Test func theShippedSetIsComplete() {
         let expected = [
             "3g", "edge", "very-bad-network", "100-percent-loss", "dsl", "slow-3g", "slow-4g", "fast-4g",
-            "subway-commute", "wifi-to-cellular-handoff", "flaky-wifi", "airplane-mode-toggle",
+            "subway-commute", "wifi-to-cellular-handoff", "flaky-wifi", "airplane-mode-toggle", "evdo-driving",
         ]
         #expect(Set(Self.files) == Set(expected.map { $0 + ".yaml" }))
     }
@@ -34,7 +34,7 @@ struct ProfilePresetTests {
         let profile = try Self.load(file)
         #expect(profile.name + ".yaml" == file)
         #expect(!profile.description.isEmpty)
-        #expect(profile.duration >= .seconds(60) && profile.duration <= .seconds(600))
+        #expect(profile.duration >= .seconds(60) && profile.duration <= .seconds(1200))
         #expect(profile.initial[.cellular]?.link.isExpensive == true)
         #expect(profile.initial[.wifi]?.link.isExpensive == false)
         #expect(!profile.summary.isEmpty)
@@ -53,6 +53,17 @@ struct ProfilePresetTests {
         ("slow-4g.yaml", kbps(1440), kbps(675), .microseconds(281_250), .microseconds(281_250), .none),
         ("fast-4g.yaml", kbps(8100), kbps(1350), .microseconds(82_500), .microseconds(82_500), .none),
     ]
+
+    @Test func evdoDrivingFollowsTheShippedMahimahiTrace() throws {
+        let profile = try Self.load("evdo-driving.yaml")
+        #expect(profile.initial[.wifi]?.state == .down(.reset))
+        guard case .trace(let trace)? = profile.initial[.cellular]?.link.downlink.rate else {
+            Issue.record("cellular downlink should follow a trace"); return
+        }
+        // The traces README gives 521 kbit/s over 1062 s for this file.
+        #expect(abs(trace.meanBitsPerSecond - 521_000) < 521_000 * 0.01)
+        #expect(trace.periodNanoseconds / 1_000_000_000 == 1062)
+    }
 
     @Test func toolPresetFiguresOnBothInterfaces() throws {
         for (file, down, up, downDelay, upDelay, loss) in Self.toolPresets {
