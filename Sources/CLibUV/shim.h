@@ -4,6 +4,8 @@
 
 #if defined(__linux__)
 #include <sys/prctl.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 /// Names the calling thread (at most 15 bytes are kept), as `ps -L` and /proc show it.
 static inline void deadzone_name_thread(const char *name) { prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0); }
 #else

@@ -44,7 +44,11 @@ public final class LinkConditioner: @unchecked Sendable {
 
     /// Starts the loop thread, binds the listeners and begins playing the profile.
     /// - Throws: `LibUVError` when a listener cannot be bound (address in use, not local).
+    ///
+    /// Sets SIGPIPE to ignored for the whole process: libuv writes with `write(2)`,
+    /// and a peer that went away would otherwise kill the process silently.
     public static func start(configuration: ConditionerConfiguration, sink: any EventSink) throws -> LinkConditioner {
+        signal(SIGPIPE, SIG_IGN)
         let (paths, pathContinuation) = AsyncStream<NetworkPath>.makeStream(bufferingPolicy: .unbounded)
         let channel = CommandChannel()
         let boot = LoopBoot(configuration: configuration, sink: sink, paths: pathContinuation, channel: channel)

@@ -81,6 +81,7 @@ struct ProxyCommand: AsyncParsableCommand {
             print("\(kind) \(conditioner.endpoints[kind]!)")
         }
         print("forwarding to \(upstream); Ctrl-C stops")
+        fflush(nil)  // scripts reading a pipe wait for the interface lines
 
         let limit: Duration? = switch duration {
         case "forever"?: nil

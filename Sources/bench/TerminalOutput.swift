@@ -17,7 +17,10 @@ struct TerminalEventPrinter: EventSink {
         case .timelineFinished: "timeline finished"
         default: nil
         }
-        if let text { print("\(t)  \(text)") }
+        if let text {
+            print("\(t)  \(text)")
+            fflush(nil)
+        }
     }
 
     static func describe(_ path: NetworkPath) -> String {

@@ -24,6 +24,22 @@ struct ForwardingTests {
         #expect(snapshot.interface(.wifi)?.counters.bytesDownlink == sent.count)
     }
 
+    @Test func startIgnoresSIGPIPESoAVanishedPeerCannotKillTheProcess() async throws {
+        signal(SIGPIPE, SIG_DFL)
+        let f = try ConditionerFixture(behaviour: .endless(limit: 1 << 26))
+        defer { f.stop() }
+        var action = sigaction()
+        sigaction(SIGPIPE, nil, &action)
+        #expect(unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self))
+        // A client that vanishes mid-stream: the conditioner keeps serving others.
+        do {
+            let client = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
+            _ = client.read(timeout: .seconds(2))
+        }
+        let other = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
+        guard case .data = other.read(timeout: .seconds(5)) else { Issue.record("conditioner stopped serving"); return }
+    }
+
     @Test func jitterNeverReordersBytes() async throws {
         let link = LinkDirectionParameters(rate: .constant(bitsPerSecond: 20_000_000), delay: .milliseconds(20),
                                            jitter: .milliseconds(15))

@@ -24,7 +24,7 @@ final class ConditionerCore {
     private var nextConnectionID: UInt64 = 1
     /// Accepted connections waiting out a slow connect: (deadline, connection).
     var slowConnects: [(UInt64, ConnectionID, InterfaceKind)] = []
-    private var deadlineTimer: UVTimer!
+    private var deadlineTimer: UVPreciseTimer!
     private var tickTimer: UVTimer!
     private(set) var isStopping = false
 
@@ -38,7 +38,7 @@ final class ConditionerCore {
         self.epoch = configuration.epoch ?? start
         self.generator = SeededGenerator(seed: configuration.profile.seed)
         self.publisher = PathPublisher(initial: NetworkPath(interfaces: []), now: start)
-        deadlineTimer = UVTimer(loop: loop)
+        deadlineTimer = UVPreciseTimer(loop: loop)
         deadlineTimer.onFire = { [unowned self] in self.onDeadline() }
         tickTimer = UVTimer(loop: loop)
         tickTimer.onFire = { [unowned self] in self.onTick() }
@@ -185,7 +185,9 @@ final class ConditionerCore {
         for output in outputs {
             switch output {
             case let .deliver(id, bytes):
-                runtime.connections[id]?.deliver(bytes, direction)
+                guard let connection = runtime.connections[id] else { continue }
+                connection.deliver(bytes, direction)
+                connection.relieveBackpressure(direction)
             case let .lost(id, bytes, heldUntil):
                 counters[runtime.kind]?.countLoss(direction)
                 runtime.connections[id]?.stats.packetsLost += 1
@@ -194,26 +196,32 @@ final class ConditionerCore {
                                  heldMilliseconds: held))
             }
         }
-        if !outputs.isEmpty {
-            for connection in runtime.connections.values { connection.relieveBackpressure(direction) }
-        }
         rearm()
     }
 
     func isForwarding(_ kind: InterfaceKind) -> Bool { interfaces[kind]?.isForwarding ?? false }
 
-    func isOverLimit(_ connection: ProxyConnection, _ direction: Direction) -> Bool {
-        guard let runtime = interfaces[connection.interface] else { return false }
+    /// A connection's fair share of its interface's queue: the limit split between
+    /// the interface's connections (never below four MTUs). Pausing each sender at
+    /// its share, rather than all of them at a full shared queue, keeps one
+    /// connection from filling the bottleneck and starving the others.
+    private func queueShare(_ runtime: InterfaceRuntime, _ direction: Direction) -> Int {
         let limit = runtime.queueLimit(direction, default: configuration.defaultQueueLimitBytes)
-        let own = connection[direction].pendingBytes + connection[direction].bytesInWrite
-        return own >= limit || runtime.schedulers[direction]!.bottleneckBytes >= limit
+        return max(4 * LinkScheduler.mtu, limit / max(1, runtime.connections.count))
     }
 
+    /// Stop reading this direction: its backlog (waiting at the link plus being written) reached its share.
+    func isOverLimit(_ connection: ProxyConnection, _ direction: Direction) -> Bool {
+        guard let runtime = interfaces[connection.interface] else { return false }
+        let own = connection[direction].pendingBytes + connection[direction].bytesInWrite
+        return own >= queueShare(runtime, direction)
+    }
+
+    /// Read again: the backlog drained below half of its share.
     func isUnderResumeMark(_ connection: ProxyConnection, _ direction: Direction) -> Bool {
         guard let runtime = interfaces[connection.interface] else { return false }
-        let limit = runtime.queueLimit(direction, default: configuration.defaultQueueLimitBytes)
         let own = connection[direction].pendingBytes + connection[direction].bytesInWrite
-        return own < max(1, limit / 4) && runtime.schedulers[direction]!.bottleneckBytes < max(1, limit / 2)
+        return own < queueShare(runtime, direction) / 2
     }
 
     /// A connection is gone: forget it everywhere and record its final stats.
@@ -226,6 +234,10 @@ final class ConditionerCore {
         }
         slowConnects.removeAll { $0.1 == connection.id }
         counters[runtime.kind]?.connectionsClosed += 1
+        // One fewer connection: everyone's queue share grew.
+        for other in runtime.connections.values {
+            for direction in Direction.allCases { other.relieveBackpressure(direction) }
+        }
         emit(.connectionClosed(connection: connection.id, interface: runtime.kind, reason: reason, stats: connection.stats))
     }
 
@@ -244,10 +256,8 @@ final class ConditionerCore {
         for runtime in interfaces.values where runtime.isForwarding {
             for scheduler in runtime.schedulers.values { consider(scheduler.nextDeadline()) }
         }
-        guard let earliest else { deadlineTimer.stop(); return }
-        let current = now
-        let wait = earliest > current ? (earliest - current + 999_999) / 1_000_000 : 0
-        deadlineTimer.start(milliseconds: wait)
+        guard let earliest else { deadlineTimer.disarm(); return }
+        deadlineTimer.arm(at: earliest)
     }
 
     private func onDeadline() {

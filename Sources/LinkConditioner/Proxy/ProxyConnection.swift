@@ -43,7 +43,11 @@ final class ProxyConnection {
 
     subscript(direction: Direction) -> Pipe {
         get { direction == .downlink ? downlink : uplink }
-        set { if direction == .downlink { downlink = newValue } else { uplink = newValue } }
+        // In place: a get/set pair would copy the pipe and make its slice array non-unique
+        // on every mutation, copying it on the hot path.
+        _modify {
+            if direction == .downlink { yield &downlink } else { yield &uplink }
+        }
     }
 
     private func source(_ direction: Direction) -> UVTCP? { direction == .downlink ? upstream : client }
