@@ -21,6 +21,10 @@ public struct ConditionerConfiguration: Sendable {
     public var stallThreshold: Duration
     /// Per connection and direction backlog that pauses reading when no queue limit is set.
     public var defaultQueueLimitBytes: Int
+    /// How late a release may be so that nearby deadlines share one wake-up: the
+    /// trade between delay precision and CPU (each wake-up writes to every socket
+    /// with bytes due).
+    public var timerSlack: Duration
 
     public init(
         upstream: SocketAddress,
@@ -31,7 +35,8 @@ public struct ConditionerConfiguration: Sendable {
         epoch: UInt64? = nil,
         progressInterval: Duration = .milliseconds(250),
         stallThreshold: Duration = .seconds(1),
-        defaultQueueLimitBytes: Int = 1 << 20
+        defaultQueueLimitBytes: Int = 1 << 20,
+        timerSlack: Duration = .microseconds(250)
     ) {
         self.upstream = upstream
         self.listeners = listeners
@@ -42,6 +47,7 @@ public struct ConditionerConfiguration: Sendable {
         self.progressInterval = progressInterval
         self.stallThreshold = stallThreshold
         self.defaultQueueLimitBytes = defaultQueueLimitBytes
+        self.timerSlack = timerSlack
     }
 
     /// wifi 127.0.0.2, cellular 127.0.0.3 (ephemeral ports) on Linux; 127.0.0.1 elsewhere.

@@ -257,7 +257,7 @@ final class ConditionerCore {
             for scheduler in runtime.schedulers.values { consider(scheduler.nextDeadline()) }
         }
         guard let earliest else { deadlineTimer.disarm(); return }
-        deadlineTimer.arm(at: earliest)
+        deadlineTimer.arm(at: earliest, slack: configuration.timerSlack.nanoseconds)
     }
 
     private func onDeadline() {

@@ -37,9 +37,13 @@ final class UVPreciseTimer {
         #endif
     }
 
-    /// Fires once at `deadline` (monotonic ns); a deadline in the past fires on the next loop turn.
-    func arm(at deadline: UInt64) {
-        guard armedAt != deadline else { return }
+    /// Makes sure the timer fires no later than `deadline + slack` (monotonic ns), and
+    /// no earlier than `deadline` unless it was already armed earlier (an early fire
+    /// finds nothing due and re-arms). The slack batches nearby deadlines into one
+    /// wake-up and saves a syscall whenever the armed time already fits.
+    func arm(at deadline: UInt64, slack: UInt64 = 0) {
+        if let armedAt, armedAt <= deadline &+ slack { return }
+        let deadline = deadline &+ slack
         armedAt = deadline
         #if os(Linux)
         var spec = itimerspec()
