@@ -5,7 +5,6 @@ import LinkConditioner
 /// Prints the events a person watching `bench proxy` cares about, one line each.
 struct TerminalEventPrinter: EventSink {
     func record(_ event: ConditionerEvent) {
-        let t = String(format: "%8.3fs", Double(event.time) / 1e9)
         let text: String? = switch event.kind {
         case let .phaseApplied(index, label, _): "phase \(index)\(label.map { " (\($0))" } ?? "") applied"
         case let .interfaceUp(interface): "\(interface) up"
@@ -18,7 +17,7 @@ struct TerminalEventPrinter: EventSink {
         default: nil
         }
         if let text {
-            print("\(t)  \(text)")
+            print(String(format: "%8.3fs", Double(event.time) / 1e9) + "  " + text)
             fflush(nil)
         }
     }
