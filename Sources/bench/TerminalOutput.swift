@@ -13,6 +13,7 @@ struct TerminalEventPrinter: EventSink {
         case let .pathPublished(path): "path published: \(Self.describe(path))"
         case let .connectionReset(connection, interface, reason): "\(interface) \(connection) reset: \(reason)"
         case let .upstreamFailed(connection, interface, error): "\(interface) \(connection) upstream failed: \(error)"
+        case let .listenerFailed(interface, error): "\(interface) listener failed: \(error)"
         case .timelineFinished: "timeline finished"
         default: nil
         }

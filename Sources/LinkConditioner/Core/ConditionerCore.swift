@@ -116,7 +116,7 @@ final class ConditionerCore {
         runtime.listener = nil
         runtime.isListening = false
         do { try openListener(runtime) } catch {
-            emit(.linkChanged(interface: runtime.kind, summary: "could not rebind: \(error)"))
+            emit(.listenerFailed(interface: runtime.kind, error: "could not rebind: \(error)"))
         }
     }
 
@@ -125,7 +125,7 @@ final class ConditionerCore {
         do {
             if runtime.listener == nil { try openListener(runtime) } else { try startListening(runtime) }
         } catch {
-            emit(.linkChanged(interface: runtime.kind, summary: "could not listen again: \(error)"))
+            emit(.listenerFailed(interface: runtime.kind, error: "could not listen again: \(error)"))
         }
     }
 

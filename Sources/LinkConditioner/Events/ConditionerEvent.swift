@@ -38,6 +38,8 @@ public struct ConditionerEvent: Codable, Equatable, Sendable {
         case interfaceUp(interface: InterfaceKind)
         case interfaceDown(interface: InterfaceKind, mode: DownMode)
         case linkChanged(interface: InterfaceKind, summary: String)
+        /// A listener could not be bound or listen again (e.g. the port was taken while it was refusing).
+        case listenerFailed(interface: InterfaceKind, error: String)
         /// The real path changed (what the OS would see).
         case pathChanged(path: NetworkPath)
         /// The path was published to the app (possibly late, per profile).
