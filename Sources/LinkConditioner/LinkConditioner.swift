@@ -13,11 +13,11 @@ import Glibc
 /// locked queue drained on the loop thread by a `uv_async_t`. `stop` closes every
 /// handle, closes the loop and joins the thread.
 ///
-/// `@unchecked Sendable` is sound because the only mutable state touched from
-/// other threads is behind `Mutex`es (`commands`, `wakeup`, `result`); the
-/// `uv_async_t` pointer in `wakeup` is only used under that lock, and the loop
-/// thread clears it under the same lock before the handle is closed, so
-/// `uv_async_send` never touches a freed handle.
+/// `@unchecked Sendable` is sound: every stored property is immutable and
+/// Sendable (`channel` keeps its state in `Mutex`es, `stopped` is a `Mutex`),
+/// except `thread`, whose `pthread_t` is a pointer type on Darwin; it is written
+/// once in `start` and only read again by `pthread_join` in `stop`, which the
+/// `stopped` lock lets exactly one caller reach.
 public final class LinkConditioner: @unchecked Sendable {
     /// The address each interface listens on (ports resolved).
     public let endpoints: [InterfaceKind: SocketAddress]
