@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "bench", targets: ["bench"]),
         .library(name: "BenchCore", targets: ["BenchCore"]),
         .library(name: "LinkConditioner", targets: ["LinkConditioner"]),
+        .library(name: "HLSPlaylist", targets: ["HLSPlaylist"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -23,6 +24,7 @@ let package = Package(
             name: "BenchCore",
             dependencies: [.product(name: "Yams", package: "Yams")]
         ),
+        .target(name: "HLSPlaylist"),
         .target(
             name: "LinkConditioner",
             dependencies: ["CLibUV", "BenchCore"]
@@ -36,6 +38,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BenchCoreTests", dependencies: ["BenchCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LinkConditionerTests", dependencies: ["LinkConditioner", "BenchCore", "CLibUV"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,83 @@
+extension MasterPlaylist {
+    /// Parses a master playlist; throws if `text` is a media playlist or malformed.
+    ///
+    /// Pure and thread-safe. Unknown tags and comments are ignored (RFC 8216 §6.3.1).
+    public static func parse(_ text: String) throws(PlaylistError) -> MasterPlaylist {
+        switch try Playlist.parse(text) {
+        case .master(let master): return master
+        case .media: throw PlaylistError(line: 0, "this is a media playlist, not a master playlist")
+        }
+    }
+
+    /// Parses classified lines already known to belong to a master playlist.
+    init(lines: [PlaylistLine]) throws(PlaylistError) {
+        self.init()
+        var pending: (attributes: AttributeList, line: Int)?
+        for line in lines {
+            if let (attributes, tagLine) = pending {
+                guard case .uri(let uri) = line.kind else {
+                    throw PlaylistError(line: line.number, "a URI line was expected after EXT-X-STREAM-INF")
+                }
+                variants.append(try Self.variant(attributes, uri: uri, line: tagLine))
+                pending = nil
+                continue
+            }
+            switch line.kind {
+            case .uri(let uri):
+                throw PlaylistError(
+                    line: line.number, "URI line '\(PlaylistError.excerpt(uri))' does not follow EXT-X-STREAM-INF")
+            case .tag(let name, let value):
+                try apply(tag: name, value: value, line: line.number, pending: &pending)
+            }
+        }
+        if let (_, tagLine) = pending {
+            throw PlaylistError(line: tagLine + 1, "a URI line was expected after EXT-X-STREAM-INF")
+        }
+    }
+
+    private mutating func apply(
+        tag: String, value: String?, line: Int, pending: inout (attributes: AttributeList, line: Int)?
+    ) throws(PlaylistError) {
+        switch tag {
+        case "EXT-X-VERSION":
+            guard version == nil else { throw PlaylistError(line: line, "EXT-X-VERSION appears twice") }
+            version = try Playlist.integerValue(of: tag, value, line: line)
+        case "EXT-X-INDEPENDENT-SEGMENTS":
+            independentSegments = true
+        case "EXT-X-STREAM-INF":
+            pending = (try AttributeList(parsing: value, tag: tag, line: line), line)
+        case "EXT-X-MEDIA":
+            renditions.append(try Rendition(attributes: AttributeList(parsing: value, tag: tag, line: line)))
+        case "EXT-X-I-FRAME-STREAM-INF":
+            let a = try AttributeList(parsing: value, tag: tag, line: line)
+            iFrameVariants.append(IFrameVariant(
+                bandwidth: try a.required("BANDWIDTH", a.decimalInteger("BANDWIDTH")),
+                averageBandwidth: try a.decimalInteger("AVERAGE-BANDWIDTH"),
+                codecs: try a.quotedString("CODECS"),
+                resolution: try a.resolution("RESOLUTION"),
+                video: try a.quotedString("VIDEO"),
+                uri: try a.required("URI", a.quotedString("URI"))))
+        case "EXT-X-SESSION-KEY":
+            let a = try AttributeList(parsing: value, tag: tag, line: line)
+            guard let key = try EncryptionKey(attributes: a) else {
+                throw PlaylistError(line: line, "EXT-X-SESSION-KEY cannot have METHOD=NONE")
+            }
+            sessionKeys.append(key)
+        default:
+            break  // unknown or unmodelled tags are ignored, as RFC 8216 §6.3.1 asks of clients
+        }
+    }
+
+    private static func variant(_ a: AttributeList, uri: String, line: Int) throws(PlaylistError) -> Variant {
+        Variant(
+            bandwidth: try a.required("BANDWIDTH", a.decimalInteger("BANDWIDTH")),
+            averageBandwidth: try a.decimalInteger("AVERAGE-BANDWIDTH"),
+            codecs: try a.quotedString("CODECS"),
+            resolution: try a.resolution("RESOLUTION"),
+            frameRate: try a.float("FRAME-RATE"),
+            audio: try a.quotedString("AUDIO"),
+            video: try a.quotedString("VIDEO"),
+            subtitles: try a.quotedString("SUBTITLES"),
+            uri: uri)
+    }
+}

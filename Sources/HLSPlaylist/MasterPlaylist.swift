@@ -1,0 +1,38 @@
+/// A master (multivariant) playlist: the variants of one presentation and their
+/// alternate renditions (RFC 8216 §4.3.4).
+///
+/// A plain value: parse it with `MasterPlaylist.parse(_:)` or `Playlist.parse(_:)`, build
+/// or edit it freely, and write it with `render()`. Order within each array is kept.
+/// Unknown tags are ignored when parsing (RFC 8216 §6.3.1), so they are not written back.
+public struct MasterPlaylist: Hashable, Sendable, Codable {
+    /// EXT-X-VERSION, if present.
+    public var version: Int?
+    /// Whether EXT-X-INDEPENDENT-SEGMENTS is present.
+    public var independentSegments: Bool
+    /// EXT-X-SESSION-KEY tags, in order.
+    public var sessionKeys: [EncryptionKey]
+    /// EXT-X-MEDIA tags, in order.
+    public var renditions: [Rendition]
+    /// EXT-X-STREAM-INF tags with their URI lines, in order.
+    public var variants: [Variant]
+    /// EXT-X-I-FRAME-STREAM-INF tags, in order.
+    public var iFrameVariants: [IFrameVariant]
+
+    /// Creates a master playlist.
+    public init(
+        version: Int? = nil, independentSegments: Bool = false, sessionKeys: [EncryptionKey] = [],
+        renditions: [Rendition] = [], variants: [Variant] = [], iFrameVariants: [IFrameVariant] = []
+    ) {
+        self.version = version
+        self.independentSegments = independentSegments
+        self.sessionKeys = sessionKeys
+        self.renditions = renditions
+        self.variants = variants
+        self.iFrameVariants = iFrameVariants
+    }
+
+    /// The renditions of `type` whose GROUP-ID is `groupID`, e.g. a variant's AUDIO group.
+    public func renditions(ofType type: Rendition.MediaType, inGroup groupID: String) -> [Rendition] {
+        renditions.filter { $0.type == type && $0.groupID == groupID }
+    }
+}

@@ -1,0 +1,83 @@
+/// One media segment: its EXTINF, URI line and the tags in effect for it (RFC 8216 §4.3.2).
+public struct MediaSegment: Hashable, Sendable, Codable {
+    /// EXTINF duration in seconds.
+    public var duration: Double
+    /// EXTINF title (the text after the comma); empty when there is none.
+    public var title: String
+    /// The segment URI, as written (not resolved).
+    public var uri: String
+    /// EXT-X-BYTERANGE with its offset made absolute; nil for the whole resource.
+    public var byteRange: ByteRange?
+    /// The EXT-X-KEY in effect; nil when segments are not encrypted (no key or METHOD=NONE).
+    public var key: EncryptionKey?
+    /// The EXT-X-MAP in effect, if any.
+    public var map: MediaInitializationSection?
+    /// Whether EXT-X-DISCONTINUITY precedes this segment.
+    public var discontinuity: Bool
+
+    /// Creates a segment.
+    public init(
+        duration: Double, title: String = "", uri: String, byteRange: ByteRange? = nil,
+        key: EncryptionKey? = nil, map: MediaInitializationSection? = nil, discontinuity: Bool = false
+    ) {
+        self.duration = duration
+        self.title = title
+        self.uri = uri
+        self.byteRange = byteRange
+        self.key = key
+        self.map = map
+        self.discontinuity = discontinuity
+    }
+}
+
+/// A sub-range of a resource: `length@offset` (RFC 8216 §4.3.2.2).
+public struct ByteRange: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// Number of bytes.
+    public var length: Int
+    /// Offset of the first byte from the start of the resource.
+    public var offset: Int
+
+    /// Creates a byte range of `length` bytes starting at `offset`.
+    public init(length: Int, offset: Int) {
+        self.length = length
+        self.offset = offset
+    }
+
+    /// The offset just past the range, or nil if it overflows.
+    public var end: Int? {
+        let (sum, overflow) = offset.addingReportingOverflow(length)
+        return overflow ? nil : sum
+    }
+
+    /// The HTTP `Range` header value, e.g. `bytes=0-1023`; nil for an empty or overflowing range.
+    public var httpRangeHeader: String? {
+        guard length > 0, let end else { return nil }
+        return "bytes=\(offset)-\(end - 1)"
+    }
+
+    /// `length@offset`, as written in playlists.
+    public var description: String { "\(length)@\(offset)" }
+
+    /// Parses `length[@offset]`; the offset is nil when absent.
+    static func parse(_ text: String) -> (length: Int, offset: Int?)? {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let length = Scalars.decimalInteger(parts[0]) else { return nil }
+        guard parts.count == 2 else { return (length, nil) }
+        guard let offset = Scalars.decimalInteger(parts[1]) else { return nil }
+        return (length, offset)
+    }
+}
+
+/// EXT-X-MAP: where the Media Initialization Section (e.g. fMP4 `init.mp4`) is (RFC 8216 §4.3.2.5).
+public struct MediaInitializationSection: Hashable, Sendable, Codable {
+    /// URI of the resource holding the section, as written (not resolved).
+    public var uri: String
+    /// BYTERANGE within that resource; an absent offset reads as 0.
+    public var byteRange: ByteRange?
+
+    /// Creates a map.
+    public init(uri: String, byteRange: ByteRange? = nil) {
+        self.uri = uri
+        self.byteRange = byteRange
+    }
+}

@@ -1,0 +1,18 @@
+import Foundation
+import Testing
+
+/// Loads a playlist fixture from `Fixtures/` in the test bundle.
+enum Fixture {
+    static func text(_ name: String) throws -> String {
+        let url = try #require(
+            Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Fixtures"),
+            "missing fixture \(name)")
+        return try String(contentsOf: url, encoding: .utf8)
+    }
+
+    static let all = [
+        "master-multilang.m3u8", "vod-aes128-byterange.m3u8", "ffmpeg-vod-ts.m3u8",
+        "ffmpeg-single-file-byterange.m3u8", "ffmpeg-fmp4.m3u8", "ffmpeg-master.m3u8",
+        "ffmpeg-audio-English.m3u8", "ffmpeg-aes128.m3u8",
+    ]
+}

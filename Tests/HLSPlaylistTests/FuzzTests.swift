@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+@testable import HLSPlaylist
+
+/// SplitMix64: a tiny seeded generator so every fuzz case is reproducible from its seed.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Parsing must never crash or hang: any input either parses or throws `PlaylistError`.
+/// When it parses, rendering and parsing again must give back the same playlist.
+struct FuzzTests {
+    /// Parses `text`; on success checks the round trip. Returns whether it parsed.
+    @discardableResult
+    static func check(_ text: String, _ context: @autoclosure () -> String) -> Bool {
+        do throws(PlaylistError) {
+            let playlist = try Playlist.parse(text)
+            let rendered = playlist.render()
+            do throws(PlaylistError) {
+                let again = try Playlist.parse(rendered)
+                #expect(again == playlist, "\(context()): round trip changed the playlist")
+            } catch {
+                Issue.record("\(context()): rendered playlist does not parse: \(error)\n\(rendered)")
+            }
+            return true
+        } catch {
+            #expect(error.line >= 0, "\(context())")
+            return false
+        }
+    }
+
+    @Test(arguments: [1, 2, 3, 4] as [UInt64])
+    func randomBytes(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        let alphabet = Array("#EXTM3U-:,=\"@x0123456789.\n\rABIFNSTY ".utf8)
+        for index in 0..<500 {
+            let count = Int.random(in: 0...300, using: &rng)
+            var bytes: [UInt8] = []
+            // Half the cases are raw bytes; half draw from playlist-like characters after a valid header.
+            if index.isMultiple(of: 2) {
+                bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            } else {
+                bytes = Array("#EXTM3U\n".utf8) + (0..<count).map { _ in alphabet.randomElement(using: &rng)! }
+            }
+            Self.check(String(decoding: bytes, as: UTF8.self), "seed \(seed) case \(index)")
+        }
+    }
+
+    @Test(arguments: Fixture.all)
+    func mutationsOfValidPlaylists(name: String) throws {
+        let original = try Fixture.text(name)
+        var rng = SplitMix64(seed: UInt64(truncatingIfNeeded: name.utf8.reduce(5381) { $0 &* 33 &+ Int($1) }))
+        var parsedCount = 0
+        for index in 0..<400 {
+            var lines = original.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                Self.mutate(&lines, using: &rng)
+            }
+            if Self.check(lines.joined(separator: "\n"), "\(name) mutation \(index)") { parsedCount += 1 }
+        }
+        // Many mutations (e.g. duplicated comments, swapped tags) keep the playlist valid.
+        #expect(parsedCount > 0)
+    }
+
+    static func mutate(_ lines: inout [String], using rng: inout SplitMix64) {
+        guard !lines.isEmpty else { lines = [""]; return }
+        let i = Int.random(in: 0..<lines.count, using: &rng)
+        switch Int.random(in: 0..<7, using: &rng) {
+        case 0: lines.remove(at: i)
+        case 1: lines.insert(lines[i], at: i)
+        case 2: lines.swapAt(i, Int.random(in: 0..<lines.count, using: &rng))
+        case 3: lines = Array(lines.prefix(i))
+        case 4:  // truncate inside a line
+            lines[i] = String(lines[i].prefix(Int.random(in: 0...max(0, lines[i].count), using: &rng)))
+        case 5:  // flip a character
+            var chars = Array(lines[i].unicodeScalars)
+            guard !chars.isEmpty else { return }
+            let j = Int.random(in: 0..<chars.count, using: &rng)
+            let replacements: [Unicode.Scalar] = ["\"", ",", "=", "@", ":", "#", "x", "-", ".", "9", "\u{0}", "é", "\r"]
+            chars[j] = replacements.randomElement(using: &rng)!
+            lines[i] = String(String.UnicodeScalarView(chars))
+        default:  // splice a line from elsewhere into the middle of this one
+            let other = lines[Int.random(in: 0..<lines.count, using: &rng)]
+            let cut = lines[i].index(lines[i].startIndex, offsetBy: Int.random(in: 0...lines[i].count, using: &rng))
+            lines[i].insert(contentsOf: other, at: cut)
+        }
+    }
+}
