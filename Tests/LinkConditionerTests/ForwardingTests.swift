@@ -82,6 +82,37 @@ struct ForwardingTests {
         #expect(counts.min()! * 3 > counts.max()!, "unfair split \(counts)")
     }
 
+    @Test func aLateConnectionGetsItsShareOfABackloggedLink() async throws {
+        // Three connections fill the queue first; the fourth joins late. Each sender is
+        // paused at its own share of the queue, so the latecomer is not starved.
+        let f = try ConditionerFixture(behaviour: .endless(limit: 1 << 30),
+                                       wifi: .shaped(downlink: .init(rate: .constant(bitsPerSecond: 4_000_000),
+                                                                     queueLimitBytes: 256 * 1024)))
+        defer { f.stop() }
+        let early = try (0..<3).map { _ in try BlockingSocket.mustConnect(to: f.endpoint(.wifi)) }
+        for client in early { _ = client.read(timeout: .seconds(2)) }
+        try await Task.sleep(for: .milliseconds(500))
+        let late = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
+        let clients = early + [late]
+        let counts = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+            for (index, client) in clients.enumerated() {
+                group.addTask {
+                    try await blocking {
+                        let start = ContinuousClock.now
+                        var total = 0
+                        while ContinuousClock.now - start < .seconds(3), case .data(let d) = client.read(timeout: .seconds(2)) {
+                            total += d.count
+                        }
+                        return (index, total)
+                    }
+                }
+            }
+            return try await group.reduce(into: [Int](repeating: 0, count: 4)) { $0[$1.0] = $1.1 }
+        }
+        let total = counts.reduce(0, +)
+        #expect(counts[3] * 8 > total, "the late connection got \(counts[3]) of \(total) bytes: \(counts)")
+    }
+
     @Test func liveRateChangeAppliesToAnOpenConnection() async throws {
         let slow = LinkDirectionParameters(rate: .constant(bitsPerSecond: 200_000), queueLimitBytes: 16 * 1024)
         let f = try ConditionerFixture(behaviour: .stream(bytes: 4_000_000), wifi: .shaped(downlink: slow))
