@@ -9,10 +9,12 @@ let package = Package(
         .library(name: "BenchCore", targets: ["BenchCore"]),
         .library(name: "LinkConditioner", targets: ["LinkConditioner"]),
         .library(name: "HLSPlaylist", targets: ["HLSPlaylist"]),
+        .library(name: "FixtureOrigin", targets: ["FixtureOrigin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .systemLibrary(
@@ -25,6 +27,15 @@ let package = Package(
             dependencies: [.product(name: "Yams", package: "Yams")]
         ),
         .target(name: "HLSPlaylist"),
+        .target(
+            name: "FixtureOrigin",
+            dependencies: [
+                "BenchCore",
+                "HLSPlaylist",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .target(
             name: "LinkConditioner",
             dependencies: ["CLibUV", "BenchCore"]
@@ -39,6 +50,7 @@ let package = Package(
         ),
         .testTarget(name: "BenchCoreTests", dependencies: ["BenchCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "FixtureOriginTests", dependencies: ["FixtureOrigin", "BenchCore", "HLSPlaylist"]),
         .testTarget(name: "LinkConditionerTests", dependencies: ["LinkConditioner", "BenchCore", "CLibUV"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,114 @@
+import Foundation
+import HLSPlaylist
+
+/// Answers content paths with resources: the catalog API, playlists, segments,
+/// subtitles, HTTP keys and images (DESIGN.md §3).
+///
+/// A `Sendable` value over a `Catalog`; the HTTP server holds one and calls
+/// `resource(at:)` from any thread. Every answer is computed on demand from the
+/// catalog (nothing is cached), so it is the same bytes on every call and every run.
+public struct ContentStore: Hashable, Sendable {
+    /// The catalog served.
+    public let catalog: Catalog
+
+    /// A store over `catalog`.
+    public init(catalog: Catalog) {
+        self.catalog = catalog
+    }
+
+    /// A store over the standard catalog built with `configuration`.
+    public init(configuration: CatalogConfiguration = CatalogConfiguration()) {
+        self.init(catalog: Catalog(configuration: configuration))
+    }
+
+    /// The resource at the request target `path`, or nil (answer 404) when the path is
+    /// outside the layout, names no existing video/stream/track/segment, asks for the key
+    /// of a video that is not `.httpKey`, or is refused as a traversal attempt (`..`,
+    /// `.`, `//`, `%`-encoding, backslash — see `ContentPath`). The query is ignored.
+    ///
+    /// Segments are generated on each call: at `sizeScale` 1 that is up to a few MB of
+    /// generation, encryption and hashing, so a server may cache by path.
+    public func resource(at path: String) -> ContentResource? {
+        guard let parsed = ContentPath(path) else { return nil }
+        return resource(at: parsed)
+    }
+
+    /// The resource at a parsed path, or nil as for `resource(at:)`.
+    public func resource(at path: ContentPath) -> ContentResource? {
+        switch path {
+        case .videoList:
+            return make(ContentResource.jsonType, json(VideoListDocument(catalog)))
+        case .video(let id):
+            return video(id).map { make(ContentResource.jsonType, json(VideoDocument($0, in: catalog))) }
+        case .masterPlaylist(let id):
+            return video(id).map { make(ContentResource.playlistType, Array(catalog.masterPlaylist(for: $0).render().utf8)) }
+        case .mediaPlaylist(let id, let stream):
+            guard let video = video(id), let playlist = catalog.mediaPlaylist(for: video, stream: stream) else { return nil }
+            return make(ContentResource.playlistType, Array(playlist.render().utf8))
+        case .segment(let id, let stream, let index):
+            guard let video = video(id), let bytes = catalog.servedSegment(of: video, stream: stream, index: index)
+            else { return nil }
+            return make(ContentResource.transportStreamType, bytes)
+        case .subtitlePlaylist(let id, let language):
+            guard let video = video(id), let playlist = catalog.subtitlePlaylist(for: video, language: language)
+            else { return nil }
+            return make(ContentResource.playlistType, Array(playlist.render().utf8))
+        case .subtitleSegment(let id, let language, let index):
+            guard let video = video(id), let text = catalog.subtitleSegment(of: video, language: language, index: index)
+            else { return nil }
+            return make(ContentResource.webVTTType, Array(text.utf8))
+        case .key(let id):
+            guard let video = video(id), video.protection == .httpKey, let key = catalog.contentKey(for: id)
+            else { return nil }
+            return make(ContentResource.keyType, key)
+        case .poster(let id):
+            return video(id).map { make(ContentResource.pngType, catalog.poster(of: $0)) }
+        case .thumbnail(let id):
+            return video(id).map { make(ContentResource.pngType, catalog.thumbnail(of: $0)) }
+        }
+    }
+
+    /// The content key of a protected video; see `Catalog.contentKey(for:)`.
+    /// The license server calls this.
+    public func contentKey(for videoID: String) -> [UInt8]? {
+        catalog.contentKey(for: videoID)
+    }
+
+    /// Every path `resource(at:)` answers for `video`, in a stable order: its JSON,
+    /// master playlist, each stream's playlist and segments, each subtitle track's
+    /// playlist and segments, the key (`.httpKey` only), poster and thumbnail.
+    public func paths(of video: Video) -> [ContentPath] {
+        let id = video.id
+        let indices = 0..<catalog.segmentCount(of: video)
+        var paths: [ContentPath] = [.video(id: id), .masterPlaylist(videoID: id)]
+        for stream in video.streamNames {
+            paths.append(.mediaPlaylist(videoID: id, stream: stream))
+            paths += indices.map { .segment(videoID: id, stream: stream, index: $0) }
+        }
+        for track in video.textTracks {
+            paths.append(.subtitlePlaylist(videoID: id, language: track.language))
+            paths += indices.map { .subtitleSegment(videoID: id, language: track.language, index: $0) }
+        }
+        if video.protection == .httpKey { paths.append(.key(videoID: id)) }
+        return paths + [.poster(videoID: id), .thumbnail(videoID: id)]
+    }
+
+    private func video(_ id: String) -> Video? {
+        catalog.video(withID: id)
+    }
+
+    private func make(_ type: String, _ bytes: [UInt8]) -> ContentResource {
+        ContentResource(contentType: type, bytes: bytes, lastModified: catalog.configuration.lastModified)
+    }
+
+    /// Sorted keys and unescaped slashes, so equal documents give equal bytes.
+    private func json(_ value: some Encodable) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return Array(try encoder.encode(value))
+        } catch {
+            preconditionFailure("catalog documents hold only strings, numbers and booleans: \(error)")
+        }
+    }
+}
