@@ -108,7 +108,7 @@ final class ProxyConnection {
         finishIfDrained(direction)
     }
 
-    /// Stops reading a direction whose own backlog or its interface's bottleneck is over the limit.
+    /// Stops reading a direction whose backlog reached its share of the interface's queue limit.
     func applyBackpressure(_ direction: Direction) {
         guard let source = source(direction), source.isReading else { return }
         if core.isOverLimit(self, direction) {
