@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
     ],
     targets: [
         .systemLibrary(
@@ -34,6 +35,9 @@ let package = Package(
                 "HLSPlaylist",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .target(
@@ -50,7 +54,14 @@ let package = Package(
         ),
         .testTarget(name: "BenchCoreTests", dependencies: ["BenchCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "FixtureOriginTests", dependencies: ["FixtureOrigin", "BenchCore", "HLSPlaylist"]),
+        .testTarget(
+            name: "FixtureOriginTests",
+            dependencies: [
+                "FixtureOrigin", "BenchCore", "HLSPlaylist",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "LinkConditionerTests", dependencies: ["LinkConditioner", "BenchCore", "CLibUV"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,68 @@
+import BenchCore
+
+/// How an `OriginServer` listens and what it serves.
+///
+/// A `Sendable` value with a default for every field; the origin's command line and the
+/// harness fill it, tests shrink `catalog.sizeScale` and use port 0.
+public struct OriginConfiguration: Sendable {
+    /// Address to bind. Default `127.0.0.1`.
+    public var host: String
+    /// Port to bind; 0 lets the system choose (read `OriginServer.port`). Default 0.
+    public var port: Int
+    /// The catalog served.
+    public var catalog: CatalogConfiguration
+    /// The fault rules at start; change them live with `OriginServer.setFaultRules(_:)`.
+    public var faultRules: FaultRuleSet
+    /// Which interface a request came through, by the destination of its PROXY header:
+    /// `"host:port"` of a conditioner listener → interface name (e.g. `"wifi"`).
+    /// A destination not in the map is named by its `"host:port"` text.
+    public var interfaces: [String: String]
+    /// A connection that sends nothing for this long while no response is in progress
+    /// is closed. Default 30 s.
+    public var idleTimeout: Duration
+    /// Largest request body accepted; a bigger one is answered 413 and the connection
+    /// closed. Default 64 KiB.
+    public var maximumRequestBodyBytes: Int
+    /// Most segments kept by the segment cache (segments of protected videos are
+    /// encrypted on every generation, which is slow). Default 256.
+    public var segmentCacheEntries: Int
+    /// Most bytes kept by the segment cache. Default 64 MiB.
+    public var segmentCacheBytes: Int
+    /// Path of the renewal endpoint. Default `/license/renew`; the certificate and
+    /// license paths are the ones `catalog` advertises.
+    public var renewalPath: String
+    /// Whether `POST /_control/background` (body `true` or `false`) is served. Default true.
+    public var controlAPIEnabled: Bool
+    /// The HMAC secret licenses are signed with (the engine verifies with it).
+    public var licenseSecret: [UInt8]
+    /// Event-loop threads. Default 2.
+    public var threads: Int
+    /// Stamps request records and license events (monotonic nanoseconds, shared with the trace).
+    public var clock: any TraceClock
+
+    /// Creates a configuration; every field has a default.
+    public init(
+        host: String = "127.0.0.1", port: Int = 0, catalog: CatalogConfiguration = CatalogConfiguration(),
+        faultRules: FaultRuleSet? = nil, interfaces: [String: String] = [:], idleTimeout: Duration = .seconds(30),
+        maximumRequestBodyBytes: Int = 64 * 1024, segmentCacheEntries: Int = 256,
+        segmentCacheBytes: Int = 64 * 1024 * 1024, renewalPath: String = "/license/renew",
+        controlAPIEnabled: Bool = true, licenseSecret: [UInt8] = Array("deadzone-license-secret".utf8),
+        threads: Int = 2, clock: any TraceClock = MonotonicClock()
+    ) {
+        self.host = host
+        self.port = port
+        self.catalog = catalog
+        // An empty rule set cannot fail validation.
+        self.faultRules = faultRules ?? (try! FaultRuleSet())
+        self.interfaces = interfaces
+        self.idleTimeout = idleTimeout
+        self.maximumRequestBodyBytes = maximumRequestBodyBytes
+        self.segmentCacheEntries = segmentCacheEntries
+        self.segmentCacheBytes = segmentCacheBytes
+        self.renewalPath = renewalPath
+        self.controlAPIEnabled = controlAPIEnabled
+        self.licenseSecret = licenseSecret
+        self.threads = threads
+        self.clock = clock
+    }
+}

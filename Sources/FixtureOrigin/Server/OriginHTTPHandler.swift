@@ -1,0 +1,178 @@
+import BenchCore
+import NIOCore
+import NIOHTTP1
+
+/// The last handler of an origin connection: collects each request (body bounded),
+/// asks `OriginRouter` for a `ResponsePlan`, carries it out — delays, cuts and stalls
+/// included — and logs one `OriginRequestRecord` per response.
+///
+/// Not `Sendable`: lives on its channel's event loop; scheduled work uses
+/// `assumeIsolated()` and is cancelled when the channel goes away.
+final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// The response being sent, for its log record.
+    private struct InFlight {
+        var method: String
+        var uri: String
+        var range: String?
+        var status: Int
+        var startedAt: UInt64
+        var timeToFirstByte: UInt64?
+        var bytesSent = 0
+        var faultRuleID: String?
+    }
+
+    private let services: OriginServices
+    private let router: OriginRouter
+    private let info: ConnectionInfo
+    /// The request being received; nil between requests and while a rejected body drains.
+    private var request: OriginRequest?
+    private var version = HTTPVersion.http1_1
+    private var keepAlive = true
+    private var startedAt: UInt64 = 0
+    private var inFlight: InFlight?
+    private var scheduled: Scheduled<Void>?
+
+    init(services: OriginServices, info: ConnectionInfo) {
+        self.services = services
+        self.router = OriginRouter(services: services)
+        self.info = info
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            startedAt = services.clock.nowNanoseconds
+            version = head.version
+            keepAlive = head.isKeepAlive
+            let incoming = OriginRequest(method: head.method, uri: head.uri, headers: head.headers, body: [])
+            request = incoming
+            if let declared = head.headers.first(name: "Content-Length").flatMap(Int.init),
+                declared > services.configuration.maximumRequestBodyBytes
+            {
+                reject(incoming, context: context)
+            }
+        case .body(var chunk):
+            guard var incoming = request else { return }  // draining a rejected body
+            guard incoming.body.count + chunk.readableBytes <= services.configuration.maximumRequestBodyBytes else {
+                return reject(incoming, context: context)
+            }
+            incoming.body += chunk.readBytes(length: chunk.readableBytes) ?? []
+            request = incoming
+        case .end:
+            guard let incoming = request else { return }
+            request = nil
+            let decision =
+                router.isControl(incoming) ? nil : services.decideFault(method: incoming.method.rawValue, path: incoming.uri)
+            start(router.plan(for: incoming, decision: decision), for: incoming, context: context)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard let idle = event as? IdleStateHandler.IdleStateEvent else { return context.fireUserInboundEventTriggered(event) }
+        // A response in progress (delayed or stalled on purpose) keeps the connection.
+        if idle == .read, inFlight == nil, request == nil { context.close(promise: nil) }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        scheduled?.cancel()
+        scheduled = nil
+        finish(completed: false)
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        scheduled?.cancel()
+        scheduled = nil
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    /// 413 now, then close; the rest of the body is ignored.
+    private func reject(_ incoming: OriginRequest, context: ChannelHandlerContext) {
+        request = nil
+        var plan = ResponsePlan.error(.payloadTooLarge)
+        plan.closeAfter = true
+        start(plan, for: incoming, context: context)
+    }
+
+    private func start(_ plan: ResponsePlan, for request: OriginRequest, context: ChannelHandlerContext) {
+        var plan = plan
+        if request.isHead { plan.body = [] }
+        plan.closeAfter = plan.closeAfter || !keepAlive
+        if plan.closeAfter {
+            plan.headers.replaceOrAdd(name: "Connection", value: "close")
+        } else if version == .http1_0 {
+            plan.headers.replaceOrAdd(name: "Connection", value: "keep-alive")
+        }
+        inFlight = InFlight(
+            method: request.method.rawValue, uri: request.uri, range: request.headers.first(name: "Range"),
+            status: Int(plan.status.code), startedAt: startedAt, faultRuleID: plan.faultRuleID)
+        guard let delay = plan.delay else { return send(plan, context: context) }
+        scheduled = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(clamping: delay.nanoseconds))) {
+            self.scheduled = nil
+            self.send(plan, context: context)
+        }
+    }
+
+    private func send(_ plan: ResponsePlan, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return finish(completed: false) }
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: plan.status, headers: plan.headers))),
+                      promise: nil)
+        inFlight?.timeToFirstByte = services.clock.nowNanoseconds &- startedAt
+        switch plan.delivery {
+        case .whole:
+            writeBody(plan.body[...], context: context)
+            end(context: context, close: plan.closeAfter)
+        case .cut(let afterBytes):
+            writeBody(plan.body.prefix(afterBytes), context: context)
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer()))))
+                .assumeIsolated().whenComplete { _ in
+                    self.finish(completed: false)
+                    context.close(promise: nil)
+                }
+        case .stall(let afterBytes, let duration):
+            writeBody(plan.body.prefix(afterBytes), context: context)
+            context.flush()
+            guard let duration else { return }  // nothing more until the client gives up
+            let rest = plan.body.dropFirst(afterBytes)
+            scheduled = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(clamping: duration.nanoseconds))) {
+                self.scheduled = nil
+                guard context.channel.isActive else { return self.finish(completed: false) }
+                self.writeBody(rest, context: context)
+                self.end(context: context, close: plan.closeAfter)
+            }
+        }
+    }
+
+    private func writeBody(_ bytes: ArraySlice<UInt8>, context: ChannelHandlerContext) {
+        guard !bytes.isEmpty else { return }
+        let buffer = context.channel.allocator.buffer(bytes: bytes)
+        context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        inFlight?.bytesSent += bytes.count
+    }
+
+    private func end(context: ChannelHandlerContext, close: Bool) {
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { result in
+            if case .success = result { self.finish(completed: true) } else { self.finish(completed: false) }
+            if close { context.close(promise: nil) }
+        }
+    }
+
+    /// Logs the response in flight, once.
+    private func finish(completed: Bool) {
+        guard let done = inFlight else { return }
+        inFlight = nil
+        services.record(
+            OriginRequestRecord(
+                connectionID: info.id, interface: info.interface, proxySource: info.proxy?.source?.description,
+                method: done.method, path: done.uri, range: done.range, status: done.status, bytesSent: done.bytesSent,
+                startedAtNanoseconds: done.startedAt, timeToFirstByteNanoseconds: done.timeToFirstByte,
+                durationNanoseconds: services.clock.nowNanoseconds &- done.startedAt, faultRuleID: done.faultRuleID,
+                completed: completed))
+    }
+}

@@ -1,0 +1,56 @@
+/// One request the origin answered (or began to answer), as the request log keeps it.
+///
+/// Made by the connection's handler on its event loop when the response ends — sent in
+/// full, cut short by a fault, or abandoned because the connection closed — then handed
+/// to the server's sink and appended to `OriginServer.requestLog`.
+public struct OriginRequestRecord: Sendable, Hashable, Codable {
+    /// Which connection (numbered from 1 in accept order) carried the request.
+    public var connectionID: UInt64
+    /// The interface the request came through, from the connection's PROXY header
+    /// (`OriginConfiguration.interfaces`); nil for a direct connection.
+    public var interface: String?
+    /// The client address the PROXY header named (`"host:port"`), if any.
+    public var proxySource: String?
+    /// Request method, e.g. `GET`.
+    public var method: String
+    /// Request target as sent (path and query).
+    public var path: String
+    /// The `Range` header, if any.
+    public var range: String?
+    /// Status code sent.
+    public var status: Int
+    /// Body bytes written to the socket.
+    public var bytesSent: Int
+    /// When the request head arrived (`OriginConfiguration.clock`).
+    public var startedAtNanoseconds: UInt64
+    /// From the request head to the response head being written; nil if it never was.
+    public var timeToFirstByteNanoseconds: UInt64?
+    /// From the request head to the end of the response (or of the connection).
+    public var durationNanoseconds: UInt64
+    /// The id of the fault rule that fired for this request, if any.
+    public var faultRuleID: String?
+    /// Whether the whole response was sent as declared (false for truncation, a
+    /// stall cut off by the client, or a connection that closed mid-response).
+    public var completed: Bool
+
+    /// Creates a record.
+    public init(
+        connectionID: UInt64, interface: String?, proxySource: String?, method: String, path: String,
+        range: String?, status: Int, bytesSent: Int, startedAtNanoseconds: UInt64,
+        timeToFirstByteNanoseconds: UInt64?, durationNanoseconds: UInt64, faultRuleID: String?, completed: Bool
+    ) {
+        self.connectionID = connectionID
+        self.interface = interface
+        self.proxySource = proxySource
+        self.method = method
+        self.path = path
+        self.range = range
+        self.status = status
+        self.bytesSent = bytesSent
+        self.startedAtNanoseconds = startedAtNanoseconds
+        self.timeToFirstByteNanoseconds = timeToFirstByteNanoseconds
+        self.durationNanoseconds = durationNanoseconds
+        self.faultRuleID = faultRuleID
+        self.completed = completed
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import NIOHTTP1
+
+/// A complete request as the handler collected it.
+struct OriginRequest {
+    var method: HTTPMethod
+    var uri: String
+    var headers: HTTPHeaders
+    var body: [UInt8]
+
+    /// The target without its query string.
+    var path: String {
+        uri.firstIndex(of: "?").map { String(uri[..<$0]) } ?? uri
+    }
+
+    var isHead: Bool { method == .HEAD }
+}
+
+/// Turns a request into a `ResponsePlan`: control API, license endpoints, then content
+/// with validators and ranges, then the fault. Stateless apart from the services it
+/// calls; runs on the connection's event loop.
+struct OriginRouter {
+    let services: OriginServices
+
+    /// Whether the request is for the control API (which faults never touch).
+    func isControl(_ request: OriginRequest) -> Bool {
+        services.configuration.controlAPIEnabled && request.path.hasPrefix("/_control/")
+    }
+
+    /// The plan for `request`, with `decision` (already drawn) applied.
+    func plan(for request: OriginRequest, decision: FaultDecision?) -> ResponsePlan {
+        var plan = route(request, decision: decision)
+        if let decision { plan.apply(decision, isHead: request.isHead) }
+        return plan
+    }
+
+    private func route(_ request: OriginRequest, decision: FaultDecision?) -> ResponsePlan {
+        if case .RAW = request.method { return .error(.notImplemented) }
+        let path = request.path
+        if isControl(request) { return control(request) }
+        let catalog = services.configuration.catalog
+        switch path {
+        case catalog.certificatePath:
+            guard request.method == .GET || request.method == .POST else { return notAllowed("GET, POST") }
+            return license(services.licenseServer.handleCertificate())
+        case catalog.licensePath:
+            guard request.method == .POST else { return notAllowed("POST") }
+            return license(services.licenseServer.handleLicense(body: request.body))
+        case services.configuration.renewalPath:
+            guard request.method == .POST else { return notAllowed("POST") }
+            return license(services.licenseServer.handleRenewal(body: request.body))
+        default:
+            guard request.method == .GET || request.isHead else { return notAllowed("GET, HEAD") }
+            return content(request, malformed: decision?.fault == .malformedPlaylist)
+        }
+    }
+
+    private func content(_ request: OriginRequest, malformed: Bool) -> ResponsePlan {
+        guard var resource = services.resource(at: request.path) else { return .error(.notFound) }
+        if malformed, resource.contentType == ContentResource.playlistType {
+            let broken = HTTPFault.corrupt(playlist: String(decoding: resource.bytes, as: UTF8.self))
+            resource = ContentResource(
+                contentType: resource.contentType, bytes: Array(broken.utf8), lastModified: resource.lastModified)
+        }
+        let length = resource.bytes.count
+        let selection = RangeSelection.select(
+            range: request.headers.first(name: "Range"), ifRange: request.headers.first(name: "If-Range"),
+            etag: resource.etag, lastModified: resource.lastModified, length: length)
+        var plan: ResponsePlan
+        switch selection {
+        case .full:
+            plan = ResponsePlan(status: .ok, body: resource.bytes, contentType: resource.contentType)
+        case .partial(let range):
+            plan = ResponsePlan(status: .partialContent, body: Array(resource.bytes[range]), contentType: resource.contentType)
+            plan.headers.replaceOrAdd(name: "Content-Range", value: "bytes \(range.lowerBound)-\(range.upperBound)/\(length)")
+        case .unsatisfiable:
+            plan = ResponsePlan(status: .rangeNotSatisfiable)
+            plan.headers.replaceOrAdd(name: "Content-Range", value: "bytes */\(length)")
+        }
+        plan.headers.replaceOrAdd(name: "ETag", value: resource.etag)
+        plan.headers.replaceOrAdd(name: "Last-Modified", value: HTTPDate.format(resource.lastModified))
+        plan.headers.replaceOrAdd(name: "Accept-Ranges", value: "bytes")
+        if request.isHead { plan.body = [] }  // Content-Length stays the true length
+        return plan
+    }
+
+    private func license(_ outcome: LicenseOutcome) -> ResponsePlan {
+        ResponsePlan(
+            status: HTTPResponseStatus(statusCode: outcome.status), body: outcome.body, contentType: ContentResource.jsonType)
+    }
+
+    private func control(_ request: OriginRequest) -> ResponsePlan {
+        switch request.path {
+        case "/_control/background":
+            guard request.method == .POST else { return notAllowed("POST") }
+            let text = String(decoding: request.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let flag = Bool(text) else { return .error(.badRequest, "body must be true or false") }
+            services.licenseServer.setAppInBackground(flag)
+            var plan = ResponsePlan(status: .noContent)
+            plan.headers.remove(name: "Content-Length")  // RFC 9110 §8.6: none on 204
+            return plan
+        default:
+            return .error(.notFound)
+        }
+    }
+
+    private func notAllowed(_ allow: String) -> ResponsePlan {
+        var plan = ResponsePlan.error(.methodNotAllowed)
+        plan.headers.replaceOrAdd(name: "Allow", value: allow)
+        return plan
+    }
+}

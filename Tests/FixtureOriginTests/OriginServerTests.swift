@@ -1,0 +1,209 @@
+import FixtureOrigin
+import Foundation
+import Synchronization
+import Testing
+
+/// Live-socket tests of the origin's HTTP semantics: validators, ranges, HEAD,
+/// keep-alive, bad requests and the request log.
+@Suite struct OriginServerTests {
+    static let master = "/videos/clear/master.m3u8"
+    static let segment = "/videos/clear/400k/seg0.ts"
+
+    @Test func servesTheMasterPlaylistWithValidators() async throws {
+        try await withOrigin { server in
+            let expected = try #require(server.store.resource(at: Self.master))
+            let client = try RawHTTPConnection(port: server.port)
+            try client.request("GET", Self.master)
+            let response = try #require(try client.readResponse())
+            #expect(response.status == 200)
+            #expect(response.body == expected.bytes)
+            #expect(response.headers["etag"] == expected.etag)
+            #expect(response.headers["last-modified"] == HTTPDate.format(expected.lastModified))
+            #expect(response.headers["accept-ranges"] == "bytes")
+            #expect(response.headers["content-type"] == "application/vnd.apple.mpegurl")
+        }
+    }
+
+    @Test func answersARangeWithExactlyThoseBytes() async throws {
+        try await withOrigin { server in
+            let expected = try #require(server.store.resource(at: Self.segment)).bytes
+            let client = try RawHTTPConnection(port: server.port)
+            try client.request("GET", Self.segment, headers: ["Range": "bytes=10-99"])
+            let response = try #require(try client.readResponse())
+            #expect(response.status == 206)
+            #expect(response.body == Array(expected[10...99]))
+            #expect(response.headers["content-range"] == "bytes 10-99/\(expected.count)")
+            #expect(response.headers["content-length"] == "90")
+        }
+    }
+
+    @Test func ignoresTheRangeWhenIfRangeDoesNotMatch() async throws {
+        try await withOrigin { server in
+            let expected = try #require(server.store.resource(at: Self.segment)).bytes
+            let client = try RawHTTPConnection(port: server.port)
+            try client.request("GET", Self.segment, headers: ["Range": "bytes=10-99", "If-Range": "\"stale\""])
+            let response = try #require(try client.readResponse())
+            #expect(response.status == 200)
+            #expect(response.body == expected)
+        }
+    }
+
+    @Test func refusesARangeBeyondTheEnd() async throws {
+        try await withOrigin { server in
+            let length = try #require(server.store.resource(at: Self.segment)).bytes.count
+            let client = try RawHTTPConnection(port: server.port)
+            try client.request("GET", Self.segment, headers: ["Range": "bytes=\(length)-"])
+            let response = try #require(try client.readResponse())
+            #expect(response.status == 416)
+            #expect(response.headers["content-range"] == "bytes */\(length)")
+            #expect(response.body.isEmpty)
+        }
+    }
+
+    @Test func headSendsTheTrueLengthAndNoBody() async throws {
+        try await withOrigin { server in
+            let length = try #require(server.store.resource(at: Self.segment)).bytes.count
+            let client = try RawHTTPConnection(port: server.port)
+            try client.request("HEAD", Self.segment)
+            let head = try #require(try client.readResponse(head: true))
+            #expect(head.status == 200)
+            #expect(head.headers["content-length"] == String(length))
+            // Had a body followed, this second response would be parsed from it.
+            try client.request("GET", Self.master)
+            #expect(try client.readResponse()?.status == 200)
+        }
+    }
+
+    @Test func keepsTheConnectionForSeveralRequests() async throws {
+        try await withOrigin { server in
+            let client = try RawHTTPConnection(port: server.port)
+            try client.request("GET", Self.master)
+            #expect(try client.readResponse()?.status == 200)
+            try client.request("GET", Self.segment)
+            #expect(try client.readResponse()?.status == 200)
+            let log = try await waitForLog(server, count: 2)
+            #expect(log.count == 2)
+            #expect(Set(log.map(\.connectionID)).count == 1)
+        }
+    }
+
+    @Test func closesAfterConnectionClose() async throws {
+        try await withOrigin { server in
+            let client = try RawHTTPConnection(port: server.port)
+            try client.request("GET", Self.master, headers: ["Connection": "close"])
+            let response = try #require(try client.readResponse())
+            #expect(response.status == 200)
+            #expect(response.headers["connection"] == "close")
+            #expect(try client.readToEOF().isEmpty)
+        }
+    }
+
+    @Test func answersPipelinedRequestsInOrder() async throws {
+        try await withOrigin { server in
+            let client = try RawHTTPConnection(port: server.port)
+            try client.send("GET /nope HTTP/1.1\r\nHost: o\r\n\r\nGET \(Self.master) HTTP/1.1\r\nHost: o\r\n\r\n")
+            #expect(try client.readResponse()?.status == 404)
+            #expect(try client.readResponse()?.status == 200)
+        }
+    }
+
+    @Test func closesAnIdleConnection() async throws {
+        try await withOrigin({ $0.idleTimeout = .milliseconds(100) }) { server in
+            let client = try RawHTTPConnection(port: server.port)
+            #expect(try client.readToEOF().isEmpty)
+        }
+    }
+
+    @Test func answersGarbageWith400OrClosing() async throws {
+        try await withOrigin { server in
+            let client = try RawHTTPConnection(port: server.port)
+            try client.send("\u{1}\u{2} not http at all\r\n\r\n")
+            let rest = try client.readToEOF()
+            #expect(rest.isEmpty || String(decoding: rest, as: UTF8.self).hasPrefix("HTTP/1.1 400"))
+        }
+    }
+
+    @Test func refusesTraversalAndUnknownPathsWith404() async throws {
+        try await withOrigin { server in
+            let client = try RawHTTPConnection(port: server.port)
+            for path in ["/videos/../etc/passwd", "/videos/clear/%2e%2e/key", "/nope", "/videos/missing/master.m3u8"] {
+                try client.request("GET", path)
+                #expect(try client.readResponse()?.status == 404, "\(path)")
+            }
+        }
+    }
+
+    @Test func refusesOtherMethodsOnContent() async throws {
+        try await withOrigin { server in
+            let client = try RawHTTPConnection(port: server.port)
+            try client.request("DELETE", Self.master)
+            let response = try #require(try client.readResponse())
+            #expect(response.status == 405)
+            #expect(response.headers["allow"] == "GET, HEAD")
+        }
+    }
+
+    @Test func refusesALargeBodyWith413() async throws {
+        try await withOrigin({ $0.maximumRequestBodyBytes = 1024 }) { server in
+            let client = try RawHTTPConnection(port: server.port)
+            try client.request("POST", "/license", body: Array(repeating: 0x41, count: 2048))
+            #expect(try client.readResponse()?.status == 413)
+        }
+    }
+
+    @Test func refusesLicensesWhileTheAppIsInTheBackground() async throws {
+        try await withOrigin { server in
+            let client = try RawHTTPConnection(port: server.port)
+            try client.request("POST", "/_control/background", body: Array("true".utf8))
+            #expect(try client.readResponse()?.status == 204)
+            #expect(server.licenseServer.appInBackground)
+            try client.request("POST", "/license", body: Array("{}".utf8))
+            let response = try #require(try client.readResponse())
+            #expect(response.status == 403)
+            #expect(String(decoding: response.body, as: UTF8.self).contains("app_in_background"))
+        }
+    }
+
+    @Test func servesTheCertificate() async throws {
+        try await withOrigin { server in
+            let client = try RawHTTPConnection(port: server.port)
+            try client.request("POST", "/license/certificate")
+            let response = try #require(try client.readResponse())
+            #expect(response.status == 200)
+            #expect(response.headers["content-type"] == "application/json")
+        }
+    }
+
+    @Test func logsEveryRequestAndTellsTheSink() async throws {
+        let seen = SinkBox()
+        try await withOrigin(sink: { seen.append($0) }) { server in
+            let client = try RawHTTPConnection(port: server.port)
+            try client.request("GET", Self.segment, headers: ["Range": "bytes=0-9"])
+            _ = try client.readResponse()
+            try client.request("GET", "/nope")
+            _ = try client.readResponse()
+            let log = try await waitForLog(server, count: 2)
+            #expect(log.map(\.status) == [206, 404])
+            #expect(log[0].method == "GET")
+            #expect(log[0].path == Self.segment)
+            #expect(log[0].range == "bytes=0-9")
+            #expect(log[0].bytesSent == 10)
+            #expect(log[0].completed)
+            #expect(log[0].interface == nil)
+            #expect(log[0].timeToFirstByteNanoseconds != nil)
+            #expect(log[0].durationNanoseconds >= log[0].timeToFirstByteNanoseconds ?? 0)
+            #expect(seen.records == log)
+        }
+    }
+}
+
+/// Collects sink records from the event-loop thread.
+final class SinkBox: Sendable {
+    private let stored = Mutex<[OriginRequestRecord]>([])
+
+    func append(_ record: OriginRequestRecord) {
+        stored.withLock { $0.append(record) }
+    }
+
+    var records: [OriginRequestRecord] { stored.withLock { $0 } }
+}

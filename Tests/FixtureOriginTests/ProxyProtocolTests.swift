@@ -1,0 +1,76 @@
+@testable import FixtureOrigin
+import Foundation
+import Testing
+
+/// The PROXY v1 header: the parser alone, then through a live origin.
+@Suite struct ProxyProtocolTests {
+    static func parse(_ line: String) throws(ProxyHeader.ParseError) -> ProxyHeader {
+        try ProxyHeader.parse(line: Array(line.utf8))
+    }
+
+    @Test func parsesTCP4() throws {
+        let header = try Self.parse("PROXY TCP4 192.168.1.5 127.0.0.1 51000 8081")
+        #expect(header.family == .tcp4)
+        #expect(header.source?.description == "192.168.1.5:51000")
+        #expect(header.destination?.description == "127.0.0.1:8081")
+    }
+
+    @Test func parsesTCP6AndUnknown() throws {
+        let header = try Self.parse("PROXY TCP6 ::1 fe80::2 1 65535")
+        #expect(header.destination?.description == "[fe80::2]:65535")
+        #expect(try Self.parse("PROXY UNKNOWN").family == .unknown)
+        #expect(try Self.parse("PROXY UNKNOWN ffff::1 ::1 1 2").destination == nil)
+    }
+
+    @Test func refusesMalformedHeaders() {
+        for line in [
+            "PROXY TCP5 1.2.3.4 5.6.7.8 1 2", "PROXY TCP4 1.2.3.4 5.6.7.8 1", "PROXY TCP4 1.2.3.256 5.6.7.8 1 2",
+            "PROXY TCP4 1.2.3.4 5.6.7.8 1 65536", "PROXY TCP4 ::1 5.6.7.8 1 2", "PROXY TCP6 1.2.3.4 ::1 1 2",
+            "PROXY  TCP4 1.2.3.4 5.6.7.8 1 2", "PROXY TCP4 1.2.3.4 5.6.7.8 -1 2",
+        ] {
+            #expect(throws: ProxyHeader.ParseError.malformed, "\(line)") { try Self.parse(line) }
+        }
+        #expect(throws: ProxyHeader.ParseError.tooLong) { try Self.parse("PROXY UNKNOWN " + String(repeating: "x", count: 100)) }
+    }
+
+    @Test func namesTheInterfaceFromTheDestination() async throws {
+        try await withOrigin({ $0.interfaces = ["127.0.0.1:9001": "wifi"] }) { server in
+            let client = try RawHTTPConnection(port: server.port)
+            try client.send("PROXY TCP4 10.0.0.7 127.0.0.1 40000 9001\r\nGET /videos HTTP/1.1\r\nHost: o\r\n\r\n")
+            #expect(try client.readResponse()?.status == 200)
+            let other = try RawHTTPConnection(port: server.port)
+            try other.send("PROXY TCP4 10.0.0.7 127.0.0.1 40001 9002\r\n")
+            try other.request("GET", "/videos")
+            #expect(try other.readResponse()?.status == 200)
+            let log = try await waitForLog(server, count: 2)
+            #expect(Set(log.compactMap(\.interface)) == ["wifi", "127.0.0.1:9002"])
+            #expect(log.contains { $0.proxySource == "10.0.0.7:40000" && $0.interface == "wifi" })
+        }
+    }
+
+    @Test func acceptsAHeaderSplitAcrossWrites() async throws {
+        try await withOrigin({ $0.interfaces = ["127.0.0.1:9001": "cell"] }) { server in
+            let client = try RawHTTPConnection(port: server.port)
+            try client.send("PRO")
+            try await Task.sleep(for: .milliseconds(20))
+            try client.send("XY TCP4 10.0.0.7 127.0.0.1 40000 90")
+            try await Task.sleep(for: .milliseconds(20))
+            try client.send("01\r")
+            try await Task.sleep(for: .milliseconds(20))
+            try client.send("\nGET /videos HTTP/1.1\r\nHost: o\r\n\r\n")
+            #expect(try client.readResponse()?.status == 200)
+            #expect(try await waitForLog(server, count: 1).first?.interface == "cell")
+        }
+    }
+
+    @Test func closesOnAMalformedHeader() async throws {
+        try await withOrigin { server in
+            let client = try RawHTTPConnection(port: server.port)
+            try client.send("PROXY TCP4 nonsense\r\nGET /videos HTTP/1.1\r\nHost: o\r\n\r\n")
+            #expect(try client.readToEOF().isEmpty)
+            let long = try RawHTTPConnection(port: server.port)
+            try long.send("PROXY UNKNOWN " + String(repeating: "x", count: 200))
+            #expect(try long.readToEOF().isEmpty)
+        }
+    }
+}
