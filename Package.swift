@@ -49,6 +49,7 @@ let package = Package(
             dependencies: [
                 "BenchCore",
                 "LinkConditioner",
+                "FixtureOrigin",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

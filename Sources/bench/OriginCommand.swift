@@ -1,0 +1,67 @@
+import ArgumentParser
+import BenchCore
+import FixtureOrigin
+import Foundation
+
+/// `bench origin`: the fixture HLS origin standalone, for any player or downloader.
+struct OriginCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "origin",
+        abstract: "Serve the fixture HLS catalog (synthetic content) and print each master playlist URL.",
+        discussion: """
+            Serves the catalog API (/videos, /videos/{id}), HLS playlists and segments, posters, the \
+            license server (/license/certificate, /license, /license/renew) and POST /_control/background. \
+            Runs until Ctrl-C or --duration.
+            Example: swift run bench origin --port 8080
+            """
+    )
+
+    @Option(help: "Address to listen on (loopback only by default).")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on (0 picks a free one).")
+    var port = 8080
+
+    @Option(help: "Seed of the synthetic content.")
+    var seed: UInt64 = 1
+
+    @Option(help: "Scale of segment sizes (1 = the variant's bitrate; 0.01 for quick tests).")
+    var sizeScale = 1.0
+
+    @Option(help: "Stop after this long (e.g. 90s); default: until Ctrl-C.")
+    var duration: String?
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        guard sizeScale > 0, sizeScale <= 10 else { throw ValidationError("--size-scale must be in (0, 10]") }
+        if let duration {
+            do { _ = try Units.parseDuration(duration) } catch { throw ValidationError("--duration: \(error)") }
+        }
+    }
+
+    func run() async throws {
+        var configuration = OriginConfiguration()
+        configuration.host = host
+        configuration.port = port
+        configuration.catalog = CatalogConfiguration(seed: seed, sizeScale: sizeScale)
+        configuration.controlAPIEnabled = true
+        let server: OriginServer
+        do { server = try await OriginServer.start(configuration: configuration) } catch {
+            FileHandle.standardError.write(Data("error: cannot listen on \(host):\(port): \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        let base = "http://\(host):\(server.port)"
+        print("origin \(base) (seed \(seed), size scale \(sizeScale))")
+        for video in server.store.catalog.videos {
+            let flags = [video.protection == .none ? nil : "protected (\(video.protection.rawValue))",
+                         video.offlineEnabled ? nil : "not offline-enabled"].compactMap { $0 }
+            print("\(video.id.padding(toLength: 12, withPad: " ", startingAt: 0)) \(base)/videos/\(video.id)/master.m3u8"
+                  + (flags.isEmpty ? "" : "  [\(flags.joined(separator: ", "))]"))
+        }
+        fflush(nil)
+        await waitForInterrupt(orAfter: duration.flatMap { try? Units.parseDuration($0) })
+        let served = server.requestLog.count
+        try await server.stop()
+        print("served \(served) requests")
+    }
+}
