@@ -63,24 +63,13 @@ final class UVTCP: UVHandle {
     }
 
     func connect(to address: SocketAddress, completion: @escaping (Int32) -> Void) {
-        let request = UnsafeMutablePointer<uv_connect_t>.allocate(capacity: 1)
-        request.initialize(to: uv_connect_t())
-        request.pointee.data = Unmanaged.passRetained(ConnectContext(completion)).toOpaque()
         var storage = address.sockaddr
-        let rc = withUnsafePointer(to: &storage) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { addr in
-                uv_tcp_connect(request, tcp, addr) { req, status in
-                    guard let req else { return }
-                    let context = Unmanaged<ConnectContext>.fromOpaque(req.pointee.data).takeRetainedValue()
-                    req.deallocate()
-                    context.completion(status)
+        issue(uv_connect_t.self, completion: completion) { request in
+            withUnsafePointer(to: &storage) { p in
+                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { addr in
+                    uv_tcp_connect(request, tcp, addr) { requestFinished($0, $1) }
                 }
             }
-        }
-        if rc != 0 {
-            Unmanaged<ConnectContext>.fromOpaque(request.pointee.data).release()
-            request.deallocate()
-            completion(rc)
         }
     }
 
@@ -120,40 +109,32 @@ final class UVTCP: UVHandle {
     /// Writes the slices; `completion` gets the status once libuv is done with them.
     func write(_ slices: [ChunkSlice], completion: @escaping (Int32) -> Void) {
         guard !isClosing else { completion(Int32(UV_ECANCELED.rawValue)); return }
-        let request = UnsafeMutablePointer<uv_write_t>.allocate(capacity: 1)
-        request.initialize(to: uv_write_t())
-        request.pointee.data = Unmanaged.passRetained(WriteContext(slices, completion)).toOpaque()
         var bufs = slices.map { uv_buf_init($0.start.assumingMemoryBound(to: CChar.self), UInt32($0.count)) }
-        let rc = uv_write(request, stream, &bufs, UInt32(bufs.count)) { req, status in
-            guard let req else { return }
-            let context = Unmanaged<WriteContext>.fromOpaque(req.pointee.data).takeRetainedValue()
-            req.deallocate()
-            context.completion(status)
-        }
-        if rc != 0 {
-            let context = Unmanaged<WriteContext>.fromOpaque(request.pointee.data).takeRetainedValue()
-            request.deallocate()
-            context.completion(rc)
+        issue(uv_write_t.self, keeping: slices, completion: completion) { request in
+            uv_write(request, stream, &bufs, UInt32(bufs.count)) { requestFinished($0, $1) }
         }
     }
 
     /// Graceful half-close of our sending side once queued writes are done (FIN).
     func shutdown(completion: @escaping (Int32) -> Void) {
         guard !isClosing else { completion(Int32(UV_ECANCELED.rawValue)); return }
-        let request = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
-        request.initialize(to: uv_shutdown_t())
-        request.pointee.data = Unmanaged.passRetained(ConnectContext(completion)).toOpaque()
-        let rc = uv_shutdown(request, stream) { req, status in
-            guard let req else { return }
-            let context = Unmanaged<ConnectContext>.fromOpaque(req.pointee.data).takeRetainedValue()
-            req.deallocate()
-            context.completion(status)
+        issue(uv_shutdown_t.self, completion: completion) { request in
+            uv_shutdown(request, stream) { requestFinished($0, $1) }
         }
-        if rc != 0 {
-            Unmanaged<ConnectContext>.fromOpaque(request.pointee.data).release()
-            request.deallocate()
-            completion(rc)
-        }
+    }
+
+    /// Runs one libuv request. Its context (the completion, and the chunks a write
+    /// must keep alive) is retained until libuv calls back, or released at once when
+    /// `start` fails.
+    private func issue<Request: UVRequest>(
+        _: Request.Type, keeping slices: [ChunkSlice] = [], completion: @escaping (Int32) -> Void,
+        start: (UnsafeMutablePointer<Request>) -> Int32
+    ) {
+        let request = UnsafeMutablePointer<Request>.allocate(capacity: 1)
+        request.initialize(to: Request())
+        request.pointee.data = Unmanaged.passRetained(RequestContext(slices, completion)).toOpaque()
+        let rc = start(request)
+        if rc != 0 { requestFinished(request, rc) }
     }
 
     /// Closes with RST instead of FIN.
@@ -177,14 +158,31 @@ final class UVTCP: UVHandle {
     }
 }
 
-private final class ConnectContext {
-    let completion: (Int32) -> Void
-    init(_ completion: @escaping (Int32) -> Void) { self.completion = completion }
+/// libuv request types issued here; each begins with UV_REQ_FIELDS, whose `data` carries the context.
+protocol UVRequest {
+    init()
+    var data: UnsafeMutableRawPointer! { get set }
 }
 
-private final class WriteContext {
+extension uv_connect_t: UVRequest {}
+extension uv_shutdown_t: UVRequest {}
+extension uv_write_t: UVRequest {}
+
+/// Ends a request: balances the context's retain, frees the request, then completes.
+/// Called from libuv's callbacks, and by `issue` when a request could not start.
+private func requestFinished<Request: UVRequest>(_ request: UnsafeMutablePointer<Request>?, _ status: Int32) {
+    guard let request else { return }
+    let context = Unmanaged<RequestContext>.fromOpaque(request.pointee.data).takeRetainedValue()
+    request.deinitialize(count: 1)
+    request.deallocate()
+    context.completion(status)
+}
+
+private final class RequestContext {
+    /// Kept alive until libuv is done with the bytes.
     let slices: [ChunkSlice]
     let completion: (Int32) -> Void
+
     init(_ slices: [ChunkSlice], _ completion: @escaping (Int32) -> Void) {
         self.slices = slices
         self.completion = completion
