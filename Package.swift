@@ -10,12 +10,15 @@ let package = Package(
         .library(name: "LinkConditioner", targets: ["LinkConditioner"]),
         .library(name: "HLSPlaylist", targets: ["HLSPlaylist"]),
         .library(name: "FixtureOrigin", targets: ["FixtureOrigin"]),
+        .library(name: "OfflineDownloads", targets: ["OfflineDownloads"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -41,6 +44,17 @@ let package = Package(
             ]
         ),
         .target(
+            name: "OfflineDownloads",
+            dependencies: [
+                "BenchCore",
+                "HLSPlaylist",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        .target(
             name: "LinkConditioner",
             dependencies: ["CLibUV", "BenchCore"]
         ),
@@ -63,6 +77,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "OfflineDownloadsTests", dependencies: ["OfflineDownloads", "BenchCore", "HLSPlaylist"]),
         .testTarget(name: "LinkConditionerTests", dependencies: ["LinkConditioner", "BenchCore", "CLibUV"]),
     ],
     swiftLanguageModes: [.v6]

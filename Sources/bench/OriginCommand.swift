@@ -7,12 +7,16 @@ import Foundation
 struct OriginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "origin",
-        abstract: "Serve the fixture HLS catalog (synthetic content) and print each master playlist URL.",
+        abstract: "Serve the fixture HLS catalog and print each master playlist URL.",
         discussion: """
             Serves the catalog API (/videos, /videos/{id}), HLS playlists and segments, posters, the \
             license server (/license/certificate, /license, /license/renew) and POST /_control/background. \
             Runs until Ctrl-C or --duration.
-            Example: swift run bench origin --port 8080
+            --media synthetic (default) serves seeded bytes that are not decodable, for byte-exact checks; \
+            --media real serves H.264/AAC MPEG-TS made by ffmpeg on first request (seconds per segment, \
+            then cached in --media-cache), which players, ffmpeg and ffprobe accept.
+            Examples: swift run bench origin --port 8080
+                      swift run bench origin --media real   # then: ffmpeg -i http://127.0.0.1:8080/videos/clear/master.m3u8 -c copy clear.ts
             """
     )
 
@@ -27,6 +31,12 @@ struct OriginCommand: AsyncParsableCommand {
 
     @Option(help: "Scale of segment sizes (1 = the variant's bitrate; 0.01 for quick tests).")
     var sizeScale = 1.0
+
+    @Option(help: "Segment content: synthetic (seeded bytes) or real (ffmpeg-made H.264/AAC).")
+    var media: MediaKind = .synthetic
+
+    @Option(help: "Directory of ffmpeg-made segments (--media real); default ~/.cache/deadzone/media.")
+    var mediaCache: String?
 
     @Option(help: "Stop after this long (e.g. 90s); default: until Ctrl-C.")
     var duration: String?
@@ -45,13 +55,22 @@ struct OriginCommand: AsyncParsableCommand {
         configuration.port = port
         configuration.catalog = CatalogConfiguration(seed: seed, sizeScale: sizeScale)
         configuration.controlAPIEnabled = true
+        if media == .real {
+            configuration.media = .real(RealMediaConfiguration(cacheDirectory: mediaCache ?? RealMediaConfiguration.defaultCacheDirectory))
+        }
         let server: OriginServer
-        do { server = try await OriginServer.start(configuration: configuration) } catch {
+        do { server = try await OriginServer.start(configuration: configuration) } catch let error as ContentError {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(2)
+        } catch {
             FileHandle.standardError.write(Data("error: cannot listen on \(host):\(port): \(error)\n".utf8))
             throw ExitCode(1)
         }
         let base = "http://\(host):\(server.port)"
-        print("origin \(base) (seed \(seed), size scale \(sizeScale))")
+        switch server.store.media {
+        case .synthetic: print("origin \(base) (synthetic media, seed \(seed), size scale \(sizeScale))")
+        case .real(let real): print("origin \(base) (real media made by ffmpeg on first request, cached in \(real.cacheDirectory))")
+        }
         for video in server.store.catalog.videos {
             let flags = [video.protection == .none ? nil : "protected (\(video.protection.rawValue))",
                          video.offlineEnabled ? nil : "not offline-enabled"].compactMap { $0 }
@@ -64,4 +83,9 @@ struct OriginCommand: AsyncParsableCommand {
         try await server.stop()
         print("served \(served) requests")
     }
+}
+
+/// `--media` values.
+enum MediaKind: String, ExpressibleByArgument, CaseIterable {
+    case synthetic, real
 }

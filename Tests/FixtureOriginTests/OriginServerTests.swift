@@ -119,7 +119,9 @@ import Testing
             let client = try RawHTTPConnection(port: server.port)
             try client.send("\u{1}\u{2} not http at all\r\n\r\n")
             let rest = try client.readToEOF()
-            #expect(rest.isEmpty || String(decoding: rest, as: UTF8.self).hasPrefix("HTTP/1.1 400"))
+            #expect(String(decoding: rest, as: UTF8.self).hasPrefix("HTTP/1.1 400"))
+            let log = try await waitForLog(server, count: 1)
+            #expect(log.count == 1 && log.first?.status == 400 && log.first?.method == "-")
         }
     }
 

@@ -42,15 +42,6 @@ extension Catalog {
         return bytes
     }
 
-    /// The bytes served for segment `index` of `stream`: the clear bytes, AES-128-CBC
-    /// encrypted with PKCS7 padding under `contentKey(for:)` and `segmentIV(index)` when
-    /// the video is protected. Nil if there is no such segment.
-    public func servedSegment(of video: Video, stream: String, index: Int) -> [UInt8]? {
-        guard let clear = clearSegment(of: video, stream: stream, index: index) else { return nil }
-        guard let key = contentKey(for: video.id) else { return clear }
-        return Self.encrypt(clear, key: key, iv: Self.segmentIV(index))
-    }
-
     /// AES-128-CBC with PKCS7 padding. The key and IV are always 16 bytes here, so
     /// the only failures swift-crypto can report cannot happen.
     static func encrypt(_ clear: [UInt8], key: [UInt8], iv: [UInt8]) -> [UInt8] {

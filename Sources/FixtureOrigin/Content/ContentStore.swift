@@ -5,20 +5,29 @@ import HLSPlaylist
 /// subtitles, HTTP keys and images (DESIGN.md §3).
 ///
 /// A `Sendable` value over a `Catalog`; the HTTP server holds one and calls
-/// `resource(at:)` from any thread. Every answer is computed on demand from the
-/// catalog (nothing is cached), so it is the same bytes on every call and every run.
+/// `loadResource(at:)` from any thread. Every answer is computed on demand from the
+/// catalog, so it is the same bytes on every call and every run; only real-media
+/// segments are kept, on disk, by their `RealMediaEncoder`.
 public struct ContentStore: Hashable, Sendable {
     /// The catalog served.
     public let catalog: Catalog
+    /// The maker of real-media segments; nil serves synthetic segments.
+    public let encoder: RealMediaEncoder?
 
-    /// A store over `catalog`.
-    public init(catalog: Catalog) {
+    /// A store over `catalog`, with real-media segments from `encoder` when given.
+    public init(catalog: Catalog, encoder: RealMediaEncoder? = nil) {
         self.catalog = catalog
+        self.encoder = encoder
     }
 
     /// A store over the standard catalog built with `configuration`.
-    public init(configuration: CatalogConfiguration = CatalogConfiguration()) {
-        self.init(catalog: Catalog(configuration: configuration))
+    public init(configuration: CatalogConfiguration = CatalogConfiguration(), encoder: RealMediaEncoder? = nil) {
+        self.init(catalog: Catalog(configuration: configuration), encoder: encoder)
+    }
+
+    /// What segments are made of.
+    public var media: ContentMedia {
+        encoder.map { .real($0.configuration) } ?? .synthetic
     }
 
     /// The resource at the request target `path`, or nil (answer 404) when the path is
@@ -27,7 +36,9 @@ public struct ContentStore: Hashable, Sendable {
     /// `.`, `//`, `%`-encoding, backslash — see `ContentPath`). The query is ignored.
     ///
     /// Segments are generated on each call: at `sizeScale` 1 that is up to a few MB of
-    /// generation, encryption and hashing, so a server may cache by path.
+    /// generation, encryption and hashing, so a server may cache by path. With real media
+    /// a segment may take seconds (ffmpeg) and may fail: this returns nil then; call
+    /// `loadResource(at:)` to learn why.
     public func resource(at path: String) -> ContentResource? {
         guard let parsed = ContentPath(path) else { return nil }
         return resource(at: parsed)
@@ -35,6 +46,12 @@ public struct ContentStore: Hashable, Sendable {
 
     /// The resource at a parsed path, or nil as for `resource(at:)`.
     public func resource(at path: ContentPath) -> ContentResource? {
+        (try? loadResource(at: path)) ?? nil
+    }
+
+    /// The resource at a parsed path, nil when there is none (as for `resource(at:)`).
+    /// Throws only for real media that ffmpeg could not make.
+    public func loadResource(at path: ContentPath) throws(ContentError) -> ContentResource? {
         switch path {
         case .videoList:
             return make(ContentResource.jsonType, json(VideoListDocument(catalog)))
@@ -46,7 +63,7 @@ public struct ContentStore: Hashable, Sendable {
             guard let video = video(id), let playlist = catalog.mediaPlaylist(for: video, stream: stream) else { return nil }
             return make(ContentResource.playlistType, Array(playlist.render().utf8))
         case .segment(let id, let stream, let index):
-            guard let video = video(id), let bytes = catalog.servedSegment(of: video, stream: stream, index: index)
+            guard let video = video(id), let bytes = try servedSegment(of: video, stream: stream, index: index)
             else { return nil }
             return make(ContentResource.transportStreamType, bytes)
         case .subtitlePlaylist(let id, let language):
@@ -66,6 +83,25 @@ public struct ContentStore: Hashable, Sendable {
         case .thumbnail(let id):
             return video(id).map { make(ContentResource.pngType, catalog.thumbnail(of: $0)) }
         }
+    }
+
+    /// The clear bytes of segment `index` of `stream`: synthetic (`Catalog.clearSegment`)
+    /// or made by the encoder; nil when there is no such segment.
+    public func clearSegment(of video: Video, stream: String, index: Int) throws(ContentError) -> [UInt8]? {
+        guard let encoder else { return catalog.clearSegment(of: video, stream: stream, index: index) }
+        guard
+            let recipe = RealSegmentRecipe(
+                catalog: catalog, video: video, stream: stream, index: index, configuration: encoder.configuration)
+        else { return nil }
+        return try encoder.segment(recipe)
+    }
+
+    /// The bytes served for a segment: the clear bytes, AES-128-CBC encrypted (PKCS7,
+    /// IV `Catalog.segmentIV(index)`) when the video is protected.
+    public func servedSegment(of video: Video, stream: String, index: Int) throws(ContentError) -> [UInt8]? {
+        guard let clear = try clearSegment(of: video, stream: stream, index: index) else { return nil }
+        guard let key = catalog.contentKey(for: video.id) else { return clear }
+        return Catalog.encrypt(clear, key: key, iv: Catalog.segmentIV(index))
     }
 
     /// The content key of a protected video; see `Catalog.contentKey(for:)`.

@@ -50,16 +50,17 @@ extension ContentStore {
     /// skipped), covering every path of `paths(of:)`.
     ///
     /// Generates every segment once: cheap at test scales, but at `sizeScale` 1 the
-    /// `large` video alone is gigabytes, so pass the ids you need.
-    public func hashManifest(videoIDs: [String]? = nil) -> HashManifest {
+    /// `large` video alone is gigabytes, so pass the ids you need. With real media it
+    /// makes every missing segment with ffmpeg, and throws if one fails.
+    public func hashManifest(videoIDs: [String]? = nil) throws(ContentError) -> HashManifest {
         let videos = videoIDs.map { ids in ids.compactMap { catalog.video(withID: $0) } } ?? catalog.videos
         var entries: [String: HashManifest.Entry] = [:]
         for video in videos {
             for path in paths(of: video) {
-                guard let served = resource(at: path) else { continue }
+                guard let served = try loadResource(at: path) else { continue }
                 var clear = (sha256: served.sha256, count: served.bytes.count)
                 if case .segment(_, let stream, let index) = path, video.protection.isEncrypted,
-                    let bytes = catalog.clearSegment(of: video, stream: stream, index: index)
+                    let bytes = try clearSegment(of: video, stream: stream, index: index)
                 {
                     clear = (Hex.string(SHA256.hash(data: bytes)), bytes.count)
                 }

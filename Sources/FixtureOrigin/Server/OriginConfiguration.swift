@@ -11,6 +11,10 @@ public struct OriginConfiguration: Sendable {
     public var port: Int
     /// The catalog served.
     public var catalog: CatalogConfiguration
+    /// The videos served; nil (default) serves `Catalog.standardVideos(catalog)`.
+    public var videos: [Video]?
+    /// Synthetic segments (default) or real media made by ffmpeg.
+    public var media: ContentMedia
     /// The fault rules at start; change them live with `OriginServer.setFaultRules(_:)`.
     public var faultRules: FaultRuleSet
     /// Which interface a request came through, by the destination of its PROXY header:
@@ -37,21 +41,27 @@ public struct OriginConfiguration: Sendable {
     public var licenseSecret: [UInt8]
     /// Event-loop threads. Default 2.
     public var threads: Int
+    /// Threads that make segments not yet cached (synthetic generation and encryption,
+    /// or ffmpeg), off the event loops. Default 2.
+    public var generatorThreads: Int
     /// Stamps request records and license events (monotonic nanoseconds, shared with the trace).
     public var clock: any TraceClock
 
     /// Creates a configuration; every field has a default.
     public init(
         host: String = "127.0.0.1", port: Int = 0, catalog: CatalogConfiguration = CatalogConfiguration(),
+        videos: [Video]? = nil, media: ContentMedia = .synthetic,
         faultRules: FaultRuleSet? = nil, interfaces: [String: String] = [:], idleTimeout: Duration = .seconds(30),
         maximumRequestBodyBytes: Int = 64 * 1024, segmentCacheEntries: Int = 256,
         segmentCacheBytes: Int = 64 * 1024 * 1024, renewalPath: String = "/license/renew",
         controlAPIEnabled: Bool = true, licenseSecret: [UInt8] = Array("deadzone-license-secret".utf8),
-        threads: Int = 2, clock: any TraceClock = MonotonicClock()
+        threads: Int = 2, generatorThreads: Int = 2, clock: any TraceClock = MonotonicClock()
     ) {
         self.host = host
         self.port = port
         self.catalog = catalog
+        self.videos = videos
+        self.media = media
         // An empty rule set cannot fail validation.
         self.faultRules = faultRules ?? (try! FaultRuleSet())
         self.interfaces = interfaces
@@ -63,6 +73,7 @@ public struct OriginConfiguration: Sendable {
         self.controlAPIEnabled = controlAPIEnabled
         self.licenseSecret = licenseSecret
         self.threads = threads
+        self.generatorThreads = generatorThreads
         self.clock = clock
     }
 }

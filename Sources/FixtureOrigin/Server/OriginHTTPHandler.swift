@@ -33,6 +33,8 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var keepAlive = true
     private var startedAt: UInt64 = 0
     private var inFlight: InFlight?
+    /// A request whose content is being looked up (a segment being made).
+    private var awaitingContent = false
     private var scheduled: Scheduled<Void>?
 
     init(services: OriginServices, info: ConnectionInfo) {
@@ -66,14 +68,22 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             request = nil
             let decision =
                 router.isControl(incoming) ? nil : services.decideFault(method: incoming.method.rawValue, path: incoming.uri)
-            start(router.plan(for: incoming, decision: decision), for: incoming, context: context)
+            guard router.needsContent(incoming) else {
+                return start(router.plan(for: incoming, decision: decision), for: incoming, context: context)
+            }
+            awaitingContent = true
+            services.lookup(path: incoming.path, on: context.eventLoop).assumeIsolated().whenSuccess { content in
+                self.awaitingContent = false
+                // If the client left meanwhile, `send` logs the request as not completed.
+                self.start(self.router.plan(for: incoming, decision: decision, content: content), for: incoming, context: context)
+            }
         }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         guard let idle = event as? IdleStateHandler.IdleStateEvent else { return context.fireUserInboundEventTriggered(event) }
         // A response in progress (delayed or stalled on purpose) keeps the connection.
-        if idle == .read, inFlight == nil, request == nil { context.close(promise: nil) }
+        if idle == .read, inFlight == nil, request == nil, !awaitingContent { context.close(promise: nil) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -88,7 +98,20 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         scheduled = nil
     }
 
+    /// NIO's protocol-error handler, before this one, has already answered a request it
+    /// could not parse with 400 and is closing; it is logged here so that garbage shows
+    /// up in the request log like any other request.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is HTTPParserError, inFlight == nil {
+            let now = services.clock.nowNanoseconds
+            services.record(
+                OriginRequestRecord(
+                    connectionID: info.id, interface: info.interface, proxySource: info.proxy?.source?.description,
+                    method: request?.method.rawValue ?? "-", path: request?.uri ?? "-", range: nil, status: 400,
+                    bytesSent: 0, startedAtNanoseconds: now, timeToFirstByteNanoseconds: nil, durationNanoseconds: 0,
+                    faultRuleID: nil, completed: false))
+            request = nil
+        }
         context.close(promise: nil)
     }
 

@@ -11,9 +11,9 @@ public struct OriginRequestRecord: Sendable, Hashable, Codable {
     public var interface: String?
     /// The client address the PROXY header named (`"host:port"`), if any.
     public var proxySource: String?
-    /// Request method, e.g. `GET`.
+    /// Request method, e.g. `GET`; `-` when the request could not be parsed (status 400).
     public var method: String
-    /// Request target as sent (path and query).
+    /// Request target as sent (path and query); `-` when the request could not be parsed.
     public var path: String
     /// The `Range` header, if any.
     public var range: String?
@@ -30,7 +30,8 @@ public struct OriginRequestRecord: Sendable, Hashable, Codable {
     /// The id of the fault rule that fired for this request, if any.
     public var faultRuleID: String?
     /// Whether the whole response was sent as declared (false for truncation, a
-    /// stall cut off by the client, or a connection that closed mid-response).
+    /// stall cut off by the client, a connection that closed mid-response, or a 400 for a
+    /// request that could not be parsed, which NIO sends before closing).
     public var completed: Bool
 
     /// Creates a record.

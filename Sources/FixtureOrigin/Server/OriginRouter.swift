@@ -18,7 +18,8 @@ struct OriginRequest {
 
 /// Turns a request into a `ResponsePlan`: control API, license endpoints, then content
 /// with validators and ranges, then the fault. Stateless apart from the services it
-/// calls; runs on the connection's event loop.
+/// calls; runs on the connection's event loop. Content is looked up beforehand
+/// (`OriginServices.lookup`, which may take a generator thread) and handed in.
 struct OriginRouter {
     let services: OriginServices
 
@@ -27,14 +28,22 @@ struct OriginRouter {
         services.configuration.controlAPIEnabled && request.path.hasPrefix("/_control/")
     }
 
-    /// The plan for `request`, with `decision` (already drawn) applied.
-    func plan(for request: OriginRequest, decision: FaultDecision?) -> ResponsePlan {
-        var plan = route(request, decision: decision)
+    /// Whether `request` is answered from content, so the caller must look it up first.
+    func needsContent(_ request: OriginRequest) -> Bool {
+        guard request.method == .GET || request.isHead, !isControl(request) else { return false }
+        let catalog = services.configuration.catalog
+        return ![catalog.certificatePath, catalog.licensePath, services.configuration.renewalPath].contains(request.path)
+    }
+
+    /// The plan for `request`, with `decision` (already drawn) applied; `content` is the
+    /// lookup of its path when `needsContent(request)`.
+    func plan(for request: OriginRequest, decision: FaultDecision?, content: ContentLookup? = nil) -> ResponsePlan {
+        var plan = route(request, decision: decision, content: content)
         if let decision { plan.apply(decision, isHead: request.isHead) }
         return plan
     }
 
-    private func route(_ request: OriginRequest, decision: FaultDecision?) -> ResponsePlan {
+    private func route(_ request: OriginRequest, decision: FaultDecision?, content lookup: ContentLookup?) -> ResponsePlan {
         if case .RAW = request.method { return .error(.notImplemented) }
         let path = request.path
         if isControl(request) { return control(request) }
@@ -51,12 +60,19 @@ struct OriginRouter {
             return license(services.licenseServer.handleRenewal(body: request.body))
         default:
             guard request.method == .GET || request.isHead else { return notAllowed("GET, HEAD") }
-            return content(request, malformed: decision?.fault == .malformedPlaylist)
+            switch lookup ?? .notFound {
+            case .found(let resource):
+                return content(request, resource, malformed: decision?.fault == .malformedPlaylist)
+            case .notFound:
+                return .error(.notFound)
+            case .failed(let error):
+                return .error(.internalServerError, "\(error)")
+            }
         }
     }
 
-    private func content(_ request: OriginRequest, malformed: Bool) -> ResponsePlan {
-        guard var resource = services.resource(at: request.path) else { return .error(.notFound) }
+    private func content(_ request: OriginRequest, _ resource: ContentResource, malformed: Bool) -> ResponsePlan {
+        var resource = resource
         if malformed, resource.contentType == ContentResource.playlistType {
             let broken = HTTPFault.corrupt(playlist: String(decoding: resource.bytes, as: UTF8.self))
             resource = ContentResource(

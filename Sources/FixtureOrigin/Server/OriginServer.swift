@@ -46,12 +46,13 @@ public final class OriginServer: Sendable {
     ///     signed with `configuration.licenseSecret`.
     ///   - requestSink: called with every request record, on the connection's event-loop
     ///     thread, after it is appended to `requestLog`; must be quick and must not block.
-    /// - Throws: when the address cannot be bound.
+    /// - Throws: when the address cannot be bound, or `ContentError` when real media is
+    ///   configured and ffmpeg or the media cache directory is unusable.
     public static func start(
         configuration: OriginConfiguration, licenseServer: LicenseServer? = nil,
         requestSink: (@Sendable (OriginRequestRecord) -> Void)? = nil
     ) async throws -> OriginServer {
-        let services = OriginServices(configuration: configuration, licenseServer: licenseServer, sink: requestSink)
+        let services = try OriginServices(configuration: configuration, licenseServer: licenseServer, sink: requestSink)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -67,6 +68,7 @@ public final class OriginServer: Sendable {
             return try OriginServer(services: services, group: group, channel: channel)
         } catch {
             try? await group.shutdownGracefully()
+            try? await services.shutdown()
             throw error
         }
     }
@@ -76,6 +78,7 @@ public final class OriginServer: Sendable {
     public func stop() async throws {
         try? await channel.close()
         try await group.shutdownGracefully()
+        try await services.shutdown()
     }
 
     /// Replaces the fault rules live; the next request sees them. Any thread.

@@ -1,12 +1,23 @@
 import BenchCore
 import Crypto
+import NIOCore
+import NIOPosix
 import Synchronization
+
+/// The answer to a content request: a resource, nothing there, or a failure to make it.
+enum ContentLookup: Sendable {
+    case found(ContentResource)
+    case notFound
+    case failed(ContentError)
+}
 
 /// What every connection of one `OriginServer` shares: the content, the license server,
 /// the fault rules, the segment cache and the request log.
 ///
 /// `Sendable` because every mutable part sits behind its own `Mutex`, held only for a
 /// dictionary or array operation (no I/O, no content generation under a lock).
+/// Segments not yet cached are made on `generators`, never on an event loop, once per
+/// path however many requests ask for it at the same time.
 final class OriginServices: Sendable {
     let configuration: OriginConfiguration
     let store: ContentStore
@@ -17,12 +28,20 @@ final class OriginServices: Sendable {
     private let log = Mutex<[OriginRequestRecord]>([])
     private let connections = Mutex<UInt64>(0)
     private let cache: Mutex<SegmentCache>
+    private let generators: NIOThreadPool
+    private let generating = Mutex<[String: EventLoopFuture<ContentLookup>]>([:])
 
+    /// - Throws: `ContentError` when real media is asked for and ffmpeg or the cache
+    ///   directory is unusable.
     init(
         configuration: OriginConfiguration, licenseServer: LicenseServer?,
         sink: (@Sendable (OriginRequestRecord) -> Void)?
-    ) {
-        let store = ContentStore(configuration: configuration.catalog)
+    ) throws(ContentError) {
+        var encoder: RealMediaEncoder?
+        if case .real(let media) = configuration.media { encoder = try RealMediaEncoder(configuration: media) }
+        let catalog = configuration.videos.map { Catalog(configuration: configuration.catalog, videos: $0) }
+            ?? Catalog(configuration: configuration.catalog)
+        let store = ContentStore(catalog: catalog, encoder: encoder)
         self.configuration = configuration
         self.store = store
         self.clock = configuration.clock
@@ -32,6 +51,13 @@ final class OriginServices: Sendable {
             SegmentCache(maximumEntries: configuration.segmentCacheEntries, maximumBytes: configuration.segmentCacheBytes))
         self.licenseServer =
             licenseServer ?? Self.catalogLicenseServer(store: store, secret: configuration.licenseSecret, clock: configuration.clock)
+        self.generators = NIOThreadPool(numberOfThreads: max(1, configuration.generatorThreads))
+        generators.start()
+    }
+
+    /// Stops the generator threads; pending generations answer `failed`.
+    func shutdown() async throws {
+        try await generators.shutdownGracefully()
     }
 
     /// The next connection number, from 1.
@@ -55,15 +81,39 @@ final class OriginServices: Sendable {
         faults.withLock { $0 = rules }
     }
 
-    /// The resource at `path`; segments come from the cache when they can.
-    func resource(at path: String) -> ContentResource? {
-        guard let parsed = ContentPath(path) else { return nil }
-        guard case .segment = parsed else { return store.resource(at: parsed) }
+    /// The resource at `path`, completed on `eventLoop`. Everything but segments is
+    /// computed at once; a cached segment is answered at once; any other segment is made
+    /// on a generator thread, shared by every request for it that arrives meanwhile, and
+    /// cached.
+    func lookup(path: String, on eventLoop: any EventLoop) -> EventLoopFuture<ContentLookup> {
+        guard let parsed = ContentPath(path) else { return eventLoop.makeSucceededFuture(.notFound) }
+        guard case .segment = parsed else { return eventLoop.makeSucceededFuture(Self.load(parsed, from: store)) }
         let key = parsed.path
-        if let cached = cache.withLock({ $0[key] }) { return cached }
-        guard let resource = store.resource(at: parsed) else { return nil }
-        cache.withLock { $0[key] = resource }
-        return resource
+        if let cached = cache.withLock({ $0[key] }) { return eventLoop.makeSucceededFuture(.found(cached)) }
+        let (future, isNew) = generating.withLock { running in
+            if let existing = running[key] { return (existing, false) }
+            let future = generators.runIfActive(eventLoop: eventLoop) { [store] in Self.load(parsed, from: store) }
+            running[key] = future
+            return (future, true)
+        }
+        if isNew {
+            // Registered outside the lock: the callback takes it.
+            future.whenComplete { result in
+                if case .success(.found(let resource)) = result { self.cache.withLock { $0[key] = resource } }
+                _ = self.generating.withLock { $0.removeValue(forKey: key) }
+            }
+        }
+        return future.hop(to: eventLoop).flatMapErrorThrowing { error in
+            .failed(.encodingFailed(segment: key, status: -1, message: "origin is shutting down (\(error))"))
+        }
+    }
+
+    private static func load(_ path: ContentPath, from store: ContentStore) -> ContentLookup {
+        do {
+            return try store.loadResource(at: path).map(ContentLookup.found) ?? .notFound
+        } catch {
+            return .failed(error)
+        }
     }
 
     /// Appends to the log, then tells the sink (outside the lock).
