@@ -50,6 +50,9 @@ let package = Package(
                 "HLSPlaylist",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
@@ -77,7 +80,10 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "OfflineDownloadsTests", dependencies: ["OfflineDownloads", "BenchCore", "HLSPlaylist"]),
+        .testTarget(
+            name: "OfflineDownloadsTests",
+            dependencies: ["OfflineDownloads", "BenchCore", "HLSPlaylist", "FixtureOrigin", "LinkConditioner"]
+        ),
         .testTarget(name: "LinkConditionerTests", dependencies: ["LinkConditioner", "BenchCore", "CLibUV"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import BenchCore
 import FixtureOrigin
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import BenchCore
 /// Which license-server endpoint a request reached.
 public enum LicenseEndpoint: String, Codable, Sendable, Hashable {
     case certificate, license, renewal

@@ -1,6 +1,7 @@
 import Foundation
 
-// Wire messages of the fixture license server (DESIGN.md §3). Every message is JSON
+// Wire messages of the license protocol, shared by the fixture license server
+// (FixtureOrigin, DESIGN.md §3) and the engine's license client (OfflineDownloads). Every message is JSON
 // with snake_case keys (spelled out in each type's `CodingKeys`, so no encoder
 // configuration is needed). Times are whole Unix seconds (`Int64`), never floating
 // point, so that a license survives a JSON round trip bit for bit and its signature
@@ -24,7 +25,7 @@ public struct CertificateResponse: Codable, Sendable, Hashable {
     public var serverID: String
     /// The certificate bytes, base64 in JSON.
     public var certificate: Data
-    /// The license protocol version (`FixtureOrigin.protocolVersion`).
+    /// The license protocol version (`LicenseCanonicalEncoding.version`).
     public var protocolVersion: Int
 
     public init(serverID: String, certificate: Data, protocolVersion: Int) {
@@ -109,8 +110,8 @@ public struct RenewalRequest: Codable, Sendable, Hashable {
     }
 }
 
-/// A signed license, as issued or renewed by `LicenseServer` and checked by the engine
-/// with `LicenseSignature.verify(_:secret:)`.
+/// A signed license, as issued or renewed by the license server and checked by the
+/// engine: the signature is a base64 HMAC-SHA256 over `LicenseCanonicalEncoding.bytes(of:)`.
 ///
 /// JSON example (a rental with dual expiry):
 /// ```json
@@ -137,7 +138,7 @@ public struct License: Codable, Sendable, Hashable {
     public var playDurationSeconds: Int64?
     /// For a renewal: the signature of the license it renews.
     public var renewalOf: String?
-    /// Base64 HMAC-SHA256 over `LicenseSignature.canonicalBytes(of:)`.
+    /// Base64 HMAC-SHA256 over `LicenseCanonicalEncoding.bytes(of:)`.
     public var signature: String
 
     public init(

@@ -1,0 +1,126 @@
+import AsyncHTTPClient
+import BenchCore
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// Timeouts of the engine's HTTP client.
+public struct TransportConfiguration: Sendable, Hashable {
+    /// Longest wait for a TCP connection. Default 5 s.
+    public var connectTimeout: Duration
+    /// Longest wait for the response head once connected. Default 20 s.
+    public var headTimeout: Duration
+    /// Longest time with no bytes arriving, head or body: past it the transfer is
+    /// `stalled` even if the path says the network is fine. Default 8 s.
+    public var stallTimeout: Duration
+    /// Largest body read into memory (playlists, catalog JSON, licenses). Default 8 MiB.
+    public var maximumInMemoryBody: Int
+
+    /// Creates a configuration; every field has a default.
+    public init(
+        connectTimeout: Duration = .seconds(5), headTimeout: Duration = .seconds(20), stallTimeout: Duration = .seconds(8),
+        maximumInMemoryBody: Int = 8 << 20
+    ) {
+        self.connectTimeout = connectTimeout
+        self.headTimeout = headTimeout
+        self.stallTimeout = stallTimeout
+        self.maximumInMemoryBody = maximumInMemoryBody
+    }
+}
+
+/// An answer read whole into memory.
+public struct HTTPAnswer: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+}
+
+/// The engine's HTTP/1.1 client (AsyncHTTPClient), sending each request over the
+/// interface the engine chose (see `NetworkPathProvider` for what that means here).
+public final class HTTPTransport: Sendable {
+    /// The timeouts in force.
+    public let configuration: TransportConfiguration
+    let client: HTTPClient
+
+    /// A client on NIO's shared event loops.
+    public init(configuration: TransportConfiguration = TransportConfiguration()) {
+        self.configuration = configuration
+        var settings = HTTPClient.Configuration()
+        settings.timeout = HTTPClient.Configuration.Timeout(
+            connect: .nanoseconds(Int64(clamping: configuration.connectTimeout.nanoseconds)),
+            read: .nanoseconds(Int64(clamping: configuration.stallTimeout.nanoseconds)))
+        settings.redirectConfiguration = .follow(max: 5, allowCycles: false)
+        settings.decompression = .disabled
+        settings.connectionPool = .init(idleTimeout: .seconds(30))
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
+    }
+
+    /// Closes every connection. Call once, before dropping the transport.
+    public func shutdown() async throws {
+        try await client.shutdown()
+    }
+
+    /// `url` as sent over `interface`: the path and query of `url`, to the interface's
+    /// endpoint (unchanged when the endpoint is empty).
+    public static func route(_ url: URL, via interface: PathInterface?) -> String {
+        guard let interface, !interface.endpoint.isEmpty,
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        else { return url.absoluteString }
+        let parts = interface.endpoint.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let port = Int(parts[1]) else { return url.absoluteString }
+        components.host = String(parts[0])
+        components.port = port
+        return components.string ?? url.absoluteString
+    }
+
+    /// A whole answer (any status) to a GET, or to a POST of `body`.
+    public func fetch(
+        _ url: URL, via interface: PathInterface?, method: HTTPMethod = .GET, body: [UInt8]? = nil,
+        contentType: String? = nil
+    ) async throws(TransportError) -> HTTPAnswer {
+        var request = HTTPClientRequest(url: Self.route(url, via: interface))
+        request.method = method
+        if let host = url.host { request.headers.replaceOrAdd(name: "Host", value: url.port.map { "\(host):\($0)" } ?? host) }
+        if let body {
+            request.body = .bytes(body)
+            if let contentType { request.headers.replaceOrAdd(name: "Content-Type", value: contentType) }
+        }
+        do {
+            let response = try await client.execute(request, timeout: .nanoseconds(Int64(clamping: configuration.headTimeout.nanoseconds)))
+            var collected: [UInt8] = []
+            for try await chunk in response.body {
+                guard collected.count + chunk.readableBytes <= configuration.maximumInMemoryBody else {
+                    throw TransportError.invalidResponse("body of \(url.path) is over \(configuration.maximumInMemoryBody) bytes")
+                }
+                collected += chunk.readableBytesView
+            }
+            return HTTPAnswer(status: Int(response.status.code), headers: response.headers, body: collected)
+        } catch {
+            throw Self.classify(error)
+        }
+    }
+
+    /// Maps what AsyncHTTPClient and NIO throw to what the engine does about it.
+    static func classify(_ error: any Error) -> TransportError {
+        if let error = error as? TransportError { return error }
+        if error is CancellationError { return .canceled }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .readTimeout: return .stalled
+            case .connectTimeout, .deadlineExceeded: return .unreachable("\(error)")
+            case .cancelled: return .canceled
+            case .remoteConnectionClosed: return .interrupted("the server closed the connection")
+            default: return .interrupted("\(error)")
+            }
+        }
+        if error is NIOConnectionError { return .unreachable("\(error)") }
+        if let error = error as? IOError {
+            switch error.errnoCode {
+            case ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ETIMEDOUT: return .unreachable("\(error)")
+            default: return .interrupted("\(error)")
+            }
+        }
+        return .interrupted("\(error)")
+    }
+}

@@ -1,0 +1,139 @@
+import BenchCore
+import FixtureOrigin
+import Foundation
+import OfflineDownloads
+import Synchronization
+import Testing
+
+/// The engine's transport against the real origin: whole and resumed downloads, what
+/// the server's answers become, and sending through an interface's endpoint.
+@Suite struct HTTPTransportTests {
+    static let segment = "/videos/clear/1200k/seg1.ts"
+
+    @Test func downloadsASegmentWhole() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        try await withOriginAndTransport { server, transport in
+            let expected = try #require(server.store.resource(at: Self.segment))
+            let counted = Mutex(0)
+            let result = try await transport.download(
+                server.url(Self.segment), via: nil, to: scratch.file("a.part"), resumeAt: 0, etag: nil
+            ) { n in counted.withLock { $0 += n } }
+            #expect(result.length == Int64(expected.bytes.count) && result.received == result.length)
+            #expect(result.etag == expected.etag && !result.restarted)
+            #expect(counted.withLock { $0 } == expected.bytes.count)
+            #expect(FileManager.default.contents(atPath: scratch.file("a.part")) == Data(expected.bytes))
+        }
+    }
+
+    @Test func resumesWithRangeAndIfRange() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        try await withOriginAndTransport { server, transport in
+            let expected = try #require(server.store.resource(at: Self.segment))
+            let part = scratch.file("b.part")
+            try Data(expected.bytes.prefix(1000)).write(to: URL(fileURLWithPath: part))
+            let result = try await transport.download(
+                server.url(Self.segment), via: nil, to: part, resumeAt: 1000, etag: expected.etag) { _ in }
+            #expect(!result.restarted && result.received == Int64(expected.bytes.count - 1000))
+            #expect(FileManager.default.contents(atPath: part) == Data(expected.bytes))
+            let log = server.requestLog
+            #expect(log.last?.status == 206 && log.last?.range == "bytes=1000-")
+        }
+    }
+
+    @Test func restartsWhenTheResourceChangedSinceThePartWasWritten() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        try await withOriginAndTransport { server, transport in
+            let expected = try #require(server.store.resource(at: Self.segment))
+            let part = scratch.file("c.part")
+            try Data(repeating: 0xEE, count: 5000).write(to: URL(fileURLWithPath: part))
+            let result = try await transport.download(
+                server.url(Self.segment), via: nil, to: part, resumeAt: 5000, etag: "\"stale\"") { _ in }
+            #expect(result.restarted && result.length == Int64(expected.bytes.count))
+            #expect(FileManager.default.contents(atPath: part) == Data(expected.bytes))
+        }
+    }
+
+    @Test func aWholePartIsDoneWithoutABody() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        try await withOriginAndTransport { server, transport in
+            let expected = try #require(server.store.resource(at: Self.segment))
+            let part = scratch.file("d.part")
+            try Data(expected.bytes).write(to: URL(fileURLWithPath: part))
+            let result = try await transport.download(
+                server.url(Self.segment), via: nil, to: part, resumeAt: Int64(expected.bytes.count), etag: expected.etag
+            ) { _ in }
+            #expect(result.length == Int64(expected.bytes.count) && result.received == 0)
+        }
+    }
+
+    @Test func errorStatusesAreClassified() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        try await withOriginAndTransport({ configuration in
+            configuration.faultRules = try! FaultRuleSet(rules: [
+                FaultRule(path: "/videos/clear/400k/seg2.ts", fault: .status(503, retryAfter: .seconds(7)))
+            ])
+        }) { server, transport in
+            await #expect(throws: TransportError.status(404, retryAfter: nil)) {
+                try await transport.download(
+                    server.url("/videos/clear/400k/seg999.ts"), via: nil, to: scratch.file("e"), resumeAt: 0, etag: nil) { _ in }
+            }
+            await #expect(throws: TransportError.status(503, retryAfter: 7)) {
+                try await transport.download(
+                    server.url("/videos/clear/400k/seg2.ts"), via: nil, to: scratch.file("f"), resumeAt: 0, etag: nil) { _ in }
+            }
+            #expect(TransportError.status(404, retryAfter: nil).isPermanent)
+            #expect(TransportError.status(410, retryAfter: nil).isPermanent)
+            #expect(!TransportError.status(503, retryAfter: 7).isPermanent)
+            #expect(!TransportError.status(429, retryAfter: nil).isPermanent)
+        }
+    }
+
+    @Test func aBodyThatStopsIsAStall() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        try await withOriginAndTransport(stallTimeout: .milliseconds(400), { configuration in
+            configuration.faultRules = try! FaultRuleSet(rules: [
+                FaultRule(path: Self.segment, fault: .stallBody(afterBytes: 500, duration: nil))
+            ])
+        }) { server, transport in
+            let received = Mutex(0)
+            let error = await #expect(throws: TransportError.self) {
+                try await transport.download(
+                    server.url(Self.segment), via: nil, to: scratch.file("g"), resumeAt: 0, etag: nil
+                ) { n in received.withLock { $0 += n } }
+            }
+            #expect(error == .stalled && error?.isNetwork == true)
+            #expect(received.withLock { $0 } == 500)
+        }
+    }
+
+    @Test func aRefusedConnectionIsUnreachable() async throws {
+        let transport = HTTPTransport(configuration: TransportConfiguration(connectTimeout: .seconds(2)))
+        defer { Task { try? await transport.shutdown() } }
+        // Port 1 on loopback: nothing listens there.
+        let error = await #expect(throws: TransportError.self) {
+            try await transport.fetch(URL(string: "http://127.0.0.1:1/videos")!, via: nil)
+        }
+        guard case .unreachable = error else { Issue.record("expected unreachable, got \(String(describing: error))"); return }
+        #expect(error?.isNetwork == true && error?.isPermanent == false)
+    }
+
+    @Test func requestsGoToTheChosenInterfacesEndpoint() async throws {
+        try await withOriginAndTransport { server, transport in
+            // The URL names a dead port; the interface's endpoint is the origin.
+            let url = URL(string: "http://127.0.0.1:1/videos/clear/master.m3u8")!
+            let wifi = PathInterface(kind: .wifi, isExpensive: false, isConstrained: false, endpoint: "127.0.0.1:\(server.port)")
+            let answer = try await transport.fetch(url, via: wifi)
+            #expect(answer.status == 200 && answer.body == server.store.resource(at: "/videos/clear/master.m3u8")?.bytes)
+        }
+        let wifi = PathInterface(kind: .wifi, isExpensive: false, isConstrained: false, endpoint: "127.0.0.2:9000")
+        #expect(HTTPTransport.route(URL(string: "http://origin.example:8080/a/b.ts?x=1")!, via: wifi) == "http://127.0.0.2:9000/a/b.ts?x=1")
+        let direct = PathInterface(kind: .wifi, isExpensive: false, isConstrained: false, endpoint: "")
+        #expect(HTTPTransport.route(URL(string: "http://origin.example:8080/a")!, via: direct) == "http://origin.example:8080/a")
+    }
+}
