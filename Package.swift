@@ -67,6 +67,7 @@ let package = Package(
                 "BenchCore",
                 "LinkConditioner",
                 "FixtureOrigin",
+                "OfflineDownloads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

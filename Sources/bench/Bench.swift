@@ -5,6 +5,9 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Deadzone: a network-condition simulator and resilience bench for HLS offline downloads.",
-        subcommands: [ProxyCommand.self, OriginCommand.self, ProfilesCommand.self, ProfileCommand.self, PerfCommand.self]
+        subcommands: [
+            ProxyCommand.self, OriginCommand.self, DownloadCommand.self, ProfilesCommand.self, ProfileCommand.self,
+            PerfCommand.self,
+        ]
     )
 }

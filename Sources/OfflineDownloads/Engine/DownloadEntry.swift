@@ -1,0 +1,47 @@
+import BenchCore
+import Foundation
+
+/// What the manager keeps per download: its record, its state machine, and the tasks
+/// working for it (transfer, license exchange, retry timer).
+struct DownloadEntry {
+    var record: DownloadRecord
+    /// The catalog entry, kept as `video.json` in the package (license endpoints, names).
+    var video: CatalogVideo?
+    var machine: DownloadStateMachine
+    var retry: RetryBackoff
+    var transfer: Task<Void, Never>?
+    /// Distinguishes reports of the current transfer from those of a stopped one.
+    var transferID = 0
+    var license: Task<Void, Never>?
+    var retryTimer: Task<Void, Never>?
+    /// How the next `scheduleRetry` counts: network failures retry without bound,
+    /// server errors (5xx, 429) are bounded.
+    var nextRetryKind: RetryBackoff.FailureKind = .network
+    var lastError = "network"
+    /// Progress per media selection, never decreasing.
+    var progress: [String: Double] = [:]
+    var segmentCount = 0
+    var completedSegments = 0
+
+    var token: DownloadToken { DownloadToken(record.token) }
+
+    /// Completed segments over all segments.
+    var overallProgress: Double {
+        if machine.state == .downloaded { return 1 }
+        return segmentCount == 0 ? 0 : Double(completedSegments) / Double(segmentCount)
+    }
+
+    mutating func stopTransfer() {
+        transfer?.cancel()
+        transfer = nil
+        transferID += 1
+    }
+
+    mutating func stopAll() {
+        stopTransfer()
+        license?.cancel()
+        license = nil
+        retryTimer?.cancel()
+        retryTimer = nil
+    }
+}

@@ -1,0 +1,137 @@
+import BenchCore
+import Foundation
+
+/// License exchanges: only in the foreground, persisted before the transfer may fetch
+/// an encrypted segment, renewable online.
+extension DownloadManager {
+    /// Starts the license exchange of `token` unless one is under way.
+    func startLicense(_ token: DownloadToken) {
+        guard let entry = entries[token], entry.license == nil, entry.machine.needsLicense else { return }
+        entries[token]?.license = Task { [weak self] in await self?.licenseTask(token) }
+    }
+
+    private func licenseTask(_ token: DownloadToken) async {
+        do {
+            try await acquireLicense(token)
+            entries[token]?.license = nil
+            await report(token) { machine throws(IllegalTransition) in try machine.licenseAcquired() }
+        } catch {
+            entries[token]?.license = nil
+            sink.yield(.licenseFailed(token, reason: "\(error)"))
+            guard entries[token]?.machine.state != .licensePreloaded else { return }
+            if case .license(let reason) = error, reason.hasPrefix(Self.refusedPrefix) {
+                await report(token) { machine throws(IllegalTransition) in try machine.permanentFailure(.license(reason)) }
+            } else {
+                entries[token]?.lastError = "\(error)"
+                scheduleRetry(token, kind: .other, lastError: "\(error)")
+            }
+        }
+    }
+
+    static var refusedPrefix: String { "refused: " }
+
+    /// Certificate, license, verification, then the license is stored in the index.
+    /// Never sent in the background: the server would refuse it, and the SDK guides
+    /// require licenses before the app leaves the foreground.
+    func acquireLicense(_ token: DownloadToken) async throws(EngineError) {
+        guard let entry = entries[token], let video = entry.video, let endpoints = video.licenseEndpoints,
+            let key = video.licenseKey
+        else { throw .license(Self.refusedPrefix + "the video's catalog entry names no license server or key") }
+        guard isForeground else { throw .license("the app is in the background; licenses are exchanged in the foreground") }
+        let choice = InterfaceChoice(path: pathProvider.currentPath, allowsCellular: entry.record.parameters.allowsCellular)
+        guard let kind = choice.interface, let interface = pathProvider.currentPath.interface(kind) else {
+            throw .offline("no allowed interface is up to reach the license server")
+        }
+        entries[token]?.record.licenseRequestedAt = configuration.now()
+        await save(token)
+        let parameters = entry.record.parameters
+        let terms = LicenseTerms(
+            kind: parameters.licenseKind == .purchase ? .purchase : .rental,
+            rentalDurationSeconds: parameters.rentalDurationSeconds, playDurationSeconds: parameters.playDurationSeconds)
+        let license: License
+        do {
+            license = try await licenseClient.acquire(
+                assetID: key.assetID, keyID: key.keyID, terms: terms, at: endpoints, via: interface)
+        } catch {
+            throw .license((error.isPermanent ? Self.refusedPrefix : "") + "\(error)")
+        }
+        try await store(license, for: token)
+        sink.yield(.licenseAcquired(token, expiration: LicenseTimeline(license).expiration))
+    }
+
+    func store(_ license: License, for token: DownloadToken) async throws(EngineError) {
+        let previous = try? await index.license(for: token.rawValue)
+        let record = LicenseRecord(
+            token: token.rawValue, assetID: license.assetID, keyID: license.keyID,
+            contentKey: license.contentKey ?? previous?.contentKey ?? Data(), kind: license.kind == .purchase ? .purchase : .rental,
+            issuedAt: license.issueDate, expiresAt: license.expirationDate, playDurationSeconds: license.playDurationSeconds,
+            firstPlayedAt: previous?.firstPlayedAt, signedLicense: (try? JSONEncoder().encode(license)) ?? Data())
+        do { try await index.saveLicense(record) } catch { throw .index("cannot store the license: \(error)") }
+    }
+
+    /// Renews the license of `token` online (the server must be reachable and the app in
+    /// the foreground); returns the new expiration.
+    public func renewLicense(token: DownloadToken) async throws(EngineError) -> Date {
+        guard let entry = entries[token], let endpoints = entry.video?.licenseEndpoints else { throw .unknownToken(token) }
+        guard let stored = try? await index.license(for: token.rawValue),
+            let license = try? JSONDecoder().decode(License.self, from: stored.signedLicense)
+        else { throw .license("download \(token) has no license to renew") }
+        guard isForeground else { throw .license("licenses are renewed in the foreground") }
+        let choice = InterfaceChoice(path: pathProvider.currentPath, allowsCellular: entry.record.parameters.allowsCellular)
+        guard let kind = choice.interface, let interface = pathProvider.currentPath.interface(kind) else {
+            throw .offline("renewing a license needs the network")
+        }
+        let renewed: License
+        do { renewed = try await licenseClient.renew(license, at: endpoints, via: interface) } catch {
+            sink.yield(.licenseFailed(token, reason: "\(error)"))
+            throw .license("\(error)")
+        }
+        try await store(renewed, for: token)
+        let expiration = LicenseTimeline(renewed, firstPlayedAt: stored.firstPlayedAt).expiration
+        sink.yield(.licenseRenewed(token, expiration: expiration))
+        return expiration
+    }
+
+    /// When the license of `token` stops working: `distantFuture` for a purchase or clear
+    /// content, nil when a protected download has no license.
+    public func licenseExpiration(_ token: DownloadToken) async -> Date? {
+        guard let entry = entries[token] else { return nil }
+        guard entry.video?.licenseKey != nil else { return .distantFuture }
+        guard let stored = try? await index.license(for: token.rawValue),
+            let license = try? JSONDecoder().decode(License.self, from: stored.signedLicense)
+        else { return nil }
+        return LicenseTimeline(license, firstPlayedAt: stored.firstPlayedAt).expiration
+    }
+
+    /// Waits until `token` holds its license (starting the exchange if needed); false when
+    /// it could not get one, so the transfer must not fetch encrypted segments.
+    func licenseGate(_ token: DownloadToken) async -> Bool {
+        guard let entry = entries[token] else { return false }
+        guard entry.machine.needsLicense else { return true }
+        startLicense(token)
+        await entries[token]?.license?.value
+        return entries[token].map { !$0.machine.needsLicense } ?? false
+    }
+
+    /// Writes the catalog entry beside the package, so that a relaunch knows the license
+    /// server and names without the catalog.
+    func saveVideo(_ video: CatalogVideo, at directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let stored = StoredVideo(document: video.document, catalogURL: video.catalogURL.absoluteString)
+        try JSONEncoder().encode(stored).write(to: URL(fileURLWithPath: directory + "/video.json"), options: .atomic)
+    }
+
+    func loadVideo(_ token: DownloadToken) -> CatalogVideo? {
+        let path = packagePath("packages/\(token.rawValue)/video.json")
+        guard let data = FileManager.default.contents(atPath: path),
+            let stored = try? JSONDecoder().decode(StoredVideo.self, from: data), let url = URL(string: stored.catalogURL)
+        else { return nil }
+        return CatalogVideo(document: stored.document, catalogURL: url)
+    }
+}
+
+/// `video.json` in a package.
+struct StoredVideo: Codable {
+    var document: VideoDocument
+    var catalogURL: String
+}

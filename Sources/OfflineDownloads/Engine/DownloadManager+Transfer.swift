@@ -1,0 +1,128 @@
+import BenchCore
+import Foundation
+
+/// Starting transfers and taking their reports.
+extension DownloadManager {
+    /// Starts a `TransferWorker` for `token` over `kind` (a running one is stopped first).
+    func startTransfer(_ token: DownloadToken, over kind: InterfaceKind) {
+        guard var entry = entries[token] else { return }
+        entry.stopTransfer()
+        guard let interface = pathProvider.currentPath.interface(kind) else { return }
+        if entry.record.startedAt == nil { entry.record.startedAt = configuration.now() }
+        let worker = TransferWorker(
+            token: token, transferID: entry.transferID, interface: interface, record: entry.record, manager: self,
+            index: index, transport: transport, files: PackageFiles(directory: packagePath(entry.record.packageDirectory)),
+            parallelFetches: max(1, configuration.parallelSegmentFetches),
+            storageCushionBytes: storageCushionBytes)
+        entry.transfer = Task { await worker.run() }
+        entries[token] = entry
+    }
+
+    func isCurrent(_ token: DownloadToken, _ transferID: Int) -> Bool {
+        entries[token]?.transferID == transferID && entries[token]?.machine.state == .downloading
+    }
+
+    /// The plan is stored: `count` segments, `bytesExpected` estimated.
+    func planned(_ token: DownloadToken, _ transferID: Int, selection: StoredSelection, bytesExpected: Int64?, segments: [SegmentRecord]) async {
+        guard entries[token] != nil else { return }
+        entries[token]?.record.selection = selection
+        entries[token]?.record.bytesExpected = bytesExpected
+        entries[token]?.segmentCount = segments.count
+        entries[token]?.completedSegments = segments.filter { $0.state == .complete }.count
+        await save(token)
+    }
+
+    /// One segment is committed and recorded.
+    func segmentStored(_ token: DownloadToken, _ transferID: Int, stream: String, index: Int, bytes: Int64, streamFraction: Double) {
+        guard entries[token] != nil else { return }
+        entries[token]?.retry.bytesFlowed()
+        entries[token]?.completedSegments += 1
+        entries[token]?.record.bytesDownloaded += bytes
+        sink.yield(.segmentStored(token, stream: stream, index: index, bytes: bytes))
+        let previous = entries[token]?.progress[stream] ?? 0
+        if streamFraction > previous {
+            entries[token]?.progress[stream] = streamFraction
+            sink.yield(.progress(token, selection: stream, fraction: streamFraction))
+        }
+    }
+
+    /// Every segment is stored and the package written.
+    func transferFinished(_ token: DownloadToken, _ transferID: Int) async {
+        guard isCurrent(token, transferID) else { return }
+        entries[token]?.transfer = nil
+        await report(token) { machine throws(IllegalTransition) in try machine.completed() }
+        await schedule()
+    }
+
+    /// The transfer stopped on `failure`: suspend (network), retry (server), suspend
+    /// (storage) or fail (permanent), as the failure says.
+    func transferFailed(_ token: DownloadToken, _ transferID: Int, _ failure: TransferFailure) async {
+        guard isCurrent(token, transferID) else { return }
+        entries[token]?.transfer = nil
+        entries[token]?.lastError = failure.description
+        switch failure {
+        case .transport(.canceled):
+            return
+        case .transport(.storage(_, noSpace: true)), .lowStorage:
+            hasStorage = false
+            watchStorage()
+            await conditionsChanged()
+        case .transport(.storage(let why, _)):
+            await report(token) { machine throws(IllegalTransition) in try machine.permanentFailure(.storage(why)) }
+        case .transport(.status(let code, _)) where TransportError.status(code, retryAfter: nil).isPermanent:
+            await report(token) { machine throws(IllegalTransition) in try machine.permanentFailure(.httpStatus(code)) }
+        case .transport(let error) where !error.isNetwork && error.isPermanent:
+            await report(token) { machine throws(IllegalTransition) in try machine.permanentFailure(.playlist("\(error)")) }
+        case .transport(let error):
+            // Network or a passing server error: suspend for the network and retry;
+            // server errors count against the bounded attempts.
+            entries[token]?.nextRetryKind = error.isNetwork ? .network : .other
+            await report(token) { machine throws(IllegalTransition) in try machine.stalled() }
+        case .playlist(let why):
+            await report(token) { machine throws(IllegalTransition) in try machine.permanentFailure(.playlist(why)) }
+        case .index(let why):
+            await report(token) { machine throws(IllegalTransition) in try machine.permanentFailure(.storage(why)) }
+        }
+        await schedule()
+    }
+
+    /// While storage is short, checks free space every second and lifts the suspension
+    /// once the cushion is free again.
+    func watchStorage() {
+        guard storageWatcher == nil else { return }
+        let directory = configuration.storageDirectory
+        storageWatcher = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(500))
+                guard let cushion = await self?.storageCushionBytes else { return }
+                if let free = try? PackageFiles(directory: directory).freeSpace(), free >= cushion {
+                    await self?.storageRecovered()
+                    return
+                }
+            }
+        }
+    }
+
+    func storageRecovered() async {
+        storageWatcher = nil
+        hasStorage = true
+        await conditionsChanged()
+    }
+}
+
+/// Why a transfer stopped.
+enum TransferFailure: Error, CustomStringConvertible {
+    case transport(TransportError)
+    case lowStorage(free: Int64)
+    case playlist(String)
+    case index(String)
+
+    var description: String {
+        switch self {
+        case .transport(let error): "\(error)"
+        case .lowStorage(let free): "only \(free) bytes free, under the storage cushion"
+        case .playlist(let why): why
+        case .index(let why): why
+        }
+    }
+}

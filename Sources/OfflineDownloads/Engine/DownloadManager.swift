@@ -1,0 +1,143 @@
+import BenchCore
+import Foundation
+import HLSPlaylist
+
+/// The offline download engine (DESIGN.md §4): persistent downloads of HLS videos with
+/// their licenses, driven by per-download `DownloadStateMachine`s.
+///
+/// An actor: every call and every report from a running transfer is serialised here,
+/// and each event fed to a state machine has its actions performed in order before the
+/// next. The I/O (HTTP, files, SQLite) runs in `TransferWorker` tasks and in the index;
+/// the actor holds no lock across it. Events go out on `events`, in order.
+public actor DownloadManager {
+    /// Everything the engine reports, in order. One consumer.
+    public nonisolated let events: AsyncStream<EngineEvent>
+    let sink: AsyncStream<EngineEvent>.Continuation
+    let configuration: EngineConfiguration
+    let pathProvider: any NetworkPathProvider
+    let index: DownloadIndex
+    let transport: HTTPTransport
+    let licenseClient: LicenseClient
+    var entries: [DownloadToken: DownloadEntry] = [:]
+    var isForeground = true
+    var hasStorage = true
+    var random: SeededGenerator
+    var pathWatcher: Task<Void, Never>?
+    var storageWatcher: Task<Void, Never>?
+    var nextTransferID = 0
+    /// Free bytes to leave on the disk; starts at `configuration.storageCushionBytes`.
+    public private(set) var storageCushionBytes: Int64
+    /// Whether new downloads may use cellular when their parameters do not say; a change
+    /// applies to downloads requested after it. Default false.
+    public private(set) var allowsCellular = false
+
+    /// Opens (or creates) the index under `configuration.storageDirectory`. Call
+    /// `start(after:)` next.
+    public init(configuration: EngineConfiguration, path: any NetworkPathProvider = DirectNetworkPath()) throws(EngineError) {
+        self.configuration = configuration
+        self.pathProvider = path
+        do {
+            index = try DownloadIndex.open(path: (configuration.storageDirectory as NSString).appendingPathComponent("index.sqlite"))
+        } catch {
+            throw .index("\(error)")
+        }
+        transport = HTTPTransport(configuration: configuration.transport)
+        licenseClient = LicenseClient(transport: transport, secret: configuration.licenseSecret)
+        random = SeededGenerator(seed: configuration.seed)
+        storageCushionBytes = configuration.storageCushionBytes
+        (events, sink) = AsyncStream.makeStream(of: EngineEvent.self)
+    }
+
+    /// Restores every download from the index, told how the last process ended: after a
+    /// user force-quit or a reboot while suspended, downloads in flight fail at once;
+    /// otherwise they reconcile their files and resume. Then follows the network path.
+    public func start(after termination: ProcessTermination) async {
+        let records: [DownloadRecord]
+        do { records = try await index.downloads() } catch {
+            sink.yield(.error(nil, message: "cannot read the download index: \(error)"))
+            return
+        }
+        for record in records {
+            let token = DownloadToken(record.token)
+            var entry = DownloadEntry(
+                record: record, video: loadVideo(token), machine: DownloadStateMachine(conditions: conditions(for: record)),
+                retry: RetryBackoff(configuration: configuration.retry, generator: random.derived(record.token)))
+            let actions: [DownloadAction]
+            do { actions = try entry.machine.restored(record.snapshot, after: termination) } catch {
+                sink.yield(.error(token, message: "cannot restore the download: \(error)"))
+                continue
+            }
+            entries[token] = entry
+            await perform(actions, for: token)
+        }
+        let updates = pathProvider.updates()
+        pathWatcher = Task { [weak self] in
+            for await _ in updates { await self?.pathChanged() }
+        }
+        await schedule()
+    }
+
+    /// Stops every transfer and timer, flushes and closes the index, closes connections.
+    public func shutdown() async {
+        pathWatcher?.cancel()
+        for token in entries.keys { entries[token]?.stopAll() }
+        try? index.close()
+        try? await transport.shutdown()
+        sink.finish()
+    }
+
+    // MARK: Settings and lifecycle
+
+    /// Sets whether downloads requested from now on may use cellular.
+    public func setAllowsCellular(_ allowed: Bool) {
+        allowsCellular = allowed
+    }
+
+    /// Changes the free-space cushion; a storage suspension lifts once space is above it.
+    public func setStorageCushion(bytes: Int64) {
+        storageCushionBytes = max(0, bytes)
+    }
+
+    /// The app came to the foreground (true) or went to the background (false).
+    public func setForeground(_ foreground: Bool) async {
+        isForeground = foreground
+        await conditionsChanged()
+    }
+
+    /// Completes every license exchange under way (and starts the ones due), so that the
+    /// app can go to the background with all its licenses.
+    public func prepareForBackground() async {
+        for (token, entry) in entries where entry.machine.needsLicense && entry.license == nil && entry.video != nil {
+            if [.downloading, .requested].contains(entry.machine.state) || entry.machine.state.suspensionReason != nil {
+                startLicense(token)
+            }
+        }
+        for entry in entries.values { await entry.license?.value }
+    }
+
+    // MARK: Queries
+
+    /// Every download's token, oldest request first.
+    public var tokens: [DownloadToken] {
+        entries.values.sorted { $0.record.requestedAt < $1.record.requestedAt }.map { DownloadToken($0.record.token) }
+    }
+
+    /// The status of `token`, or nil.
+    public func status(_ token: DownloadToken) -> DownloadStatus? {
+        entries[token].map(status(of:))
+    }
+
+    /// Every download's status, oldest request first.
+    public var statuses: [DownloadStatus] {
+        tokens.compactMap { status($0) }
+    }
+
+    func status(of entry: DownloadEntry) -> DownloadStatus {
+        let record = entry.record
+        return DownloadStatus(
+            token: DownloadToken(record.token), videoID: record.videoID, state: entry.machine.state,
+            requestedAt: record.requestedAt, startedAt: record.startedAt, finishedAt: record.finishedAt,
+            licenseRequestedAt: record.licenseRequestedAt, bytesDownloaded: record.bytesDownloaded,
+            bytesExpected: record.bytesExpected, progress: entry.overallProgress, failure: entry.machine.failure)
+    }
+}

@@ -1,0 +1,74 @@
+import BenchCore
+import Foundation
+import HLSPlaylist
+
+/// The network half of planning a download: fetches the master playlist and the media
+/// playlists of the chosen streams over the transfer's interface, then lets
+/// `DownloadPlan` (pure) decide the files.
+struct OfflinePlanner: Sendable {
+    let transport: HTTPTransport
+    let interface: PathInterface
+    let record: DownloadRecord
+
+    /// A plan ready to store.
+    struct Planned {
+        var plan: DownloadPlan
+        var segments: [SegmentRecord]
+        var selection: StoredSelection
+        var bytesExpected: Int64
+
+        /// Writes the local playlists (and nothing else) into the package directory.
+        func writeLocalPlaylists(into directory: String) throws {
+            try OfflinePackage(plan: plan).write(to: URL(fileURLWithPath: directory))
+        }
+    }
+
+    func plan() async throws(TransferFailure) -> Planned {
+        guard let masterURL = URL(string: record.masterURL) else { throw .playlist("the master URL \(record.masterURL) is invalid") }
+        let master: MasterPlaylist
+        do { master = try MasterPlaylist.parse(try await text(masterURL)) } catch let error as TransferFailure {
+            throw error
+        } catch {
+            throw .playlist("the master playlist is malformed: \(error)")
+        }
+        let selection: MediaSelection
+        do {
+            selection = try VariantSelection.select(
+                from: master, bitrate: record.parameters.requestedBitrate,
+                audioLanguages: record.selection.audioLanguages, subtitleLanguages: record.selection.subtitleLanguages)
+        } catch {
+            throw .playlist("\(error)")
+        }
+        var playlists: [URL: MediaPlaylist] = [:]
+        let sources: [DownloadPlan.StreamSource]
+        do { sources = try DownloadPlan.sources(masterURL: masterURL, selection: selection) } catch {
+            throw .playlist("\(error)")
+        }
+        for source in sources {
+            do { playlists[source.playlistURL] = try MediaPlaylist.parse(try await text(source.playlistURL)) } catch let error as TransferFailure {
+                throw error
+            } catch {
+                throw .playlist("the \(source.name) playlist is malformed: \(error)")
+            }
+        }
+        let plan: DownloadPlan
+        do { plan = try DownloadPlan(masterURL: masterURL, master: master, selection: selection, mediaPlaylists: playlists) } catch {
+            throw .playlist("\(error)")
+        }
+        let stored = StoredSelection(
+            variantURI: selection.variant.uri, bandwidth: selection.variant.bandwidth,
+            audioLanguages: selection.audio.compactMap(\.language), subtitleLanguages: selection.subtitles.compactMap(\.language))
+        return Planned(
+            plan: plan, segments: plan.segmentRecords(token: record.token), selection: stored, bytesExpected: plan.estimatedBytes)
+    }
+
+    /// A playlist's text; HTTP errors become transport failures (404 is permanent).
+    private func text(_ url: URL) async throws(TransferFailure) -> String {
+        let answer: HTTPAnswer
+        do { answer = try await transport.fetch(url, via: interface) } catch { throw .transport(error) }
+        guard answer.status == 200 else {
+            throw .transport(.status(answer.status, retryAfter: answer.headers.first(name: "Retry-After").flatMap { Int($0) }))
+        }
+        return String(decoding: answer.body, as: UTF8.self)
+    }
+}

@@ -1,0 +1,127 @@
+import BenchCore
+import Crypto
+import Foundation
+import HLSPlaylist
+
+/// One run of one download's transfer, over one interface: plan (first run only),
+/// license gate, segments (several at a time, each resumed with Range where a `.part`
+/// is left), then the offline package. It reports to the manager and ends on the first
+/// failure; the manager decides what the failure means. Canceling its task stops it.
+struct TransferWorker: Sendable {
+    let token: DownloadToken
+    let transferID: Int
+    let interface: PathInterface
+    let record: DownloadRecord
+    let manager: DownloadManager
+    let index: DownloadIndex
+    let transport: HTTPTransport
+    let files: PackageFiles
+    let parallelFetches: Int
+    let storageCushionBytes: Int64
+
+    func run() async {
+        do {
+            var segments = try await loadOrPlan()
+            segments = files.reconcile(segments: segments)
+            guard await manager.licenseGate(token) else { return }
+            try await fetch(segments.filter { $0.state != .complete }, all: segments)
+            try await writePackage(segments)
+            await manager.transferFinished(token, transferID)
+        } catch {
+            await manager.transferFailed(token, transferID, Task.isCancelled ? .transport(.canceled) : error)
+        }
+    }
+
+    /// The stored segments, or on the first run the plan made from the playlists.
+    private func loadOrPlan() async throws(TransferFailure) -> [SegmentRecord] {
+        let stored: [SegmentRecord]
+        do { stored = try await index.segments(for: token.rawValue) } catch { throw .index("\(error)") }
+        if !stored.isEmpty {
+            await manager.planned(token, transferID, selection: record.selection, bytesExpected: record.bytesExpected, segments: stored)
+            return stored
+        }
+        let plan = try await OfflinePlanner(transport: transport, interface: interface, record: record).plan()
+        do { try await index.insertSegments(plan.segments) } catch { throw .index("\(error)") }
+        await manager.planned(token, transferID, selection: plan.selection, bytesExpected: plan.bytesExpected, segments: plan.segments)
+        do { try plan.writeLocalPlaylists(into: files.directory) } catch {
+            throw .transport(.storage("cannot write the local playlists: \(error)", noSpace: false))
+        }
+        return plan.segments
+    }
+
+    /// Fetches `pending` with at most `parallelFetches` at a time.
+    private func fetch(_ pending: [SegmentRecord], all: [SegmentRecord]) async throws(TransferFailure) {
+        let totals = Dictionary(grouping: all, by: \.stream).mapValues(\.count)
+        var done = Dictionary(grouping: all.filter { $0.state == .complete }, by: \.stream).mapValues(\.count)
+        do {
+            try await withThrowingTaskGroup(of: SegmentRecord.self) { group in
+                var queue = pending[...]
+                func next() {
+                    guard let segment = queue.popFirst() else { return }
+                    group.addTask { try await fetchOne(segment) }
+                }
+                for _ in 0..<parallelFetches { next() }
+                while let segment = try await group.next() {
+                    done[segment.stream, default: 0] += 1
+                    let fraction = Double(done[segment.stream] ?? 0) / Double(max(1, totals[segment.stream] ?? 1))
+                    await manager.segmentStored(
+                        token, transferID, stream: segment.stream, index: segment.index, bytes: segment.bytes,
+                        streamFraction: fraction)
+                    next()
+                }
+            }
+        } catch let failure as TransferFailure {
+            throw failure
+        } catch {
+            throw .transport(HTTPTransport.classify(error))
+        }
+    }
+
+    /// One segment: cushion check, download into `.part` (resumed), commit, record.
+    private func fetchOne(_ segment: SegmentRecord) async throws(TransferFailure) -> SegmentRecord {
+        if let free = try? files.freeSpace(), free < storageCushionBytes { throw .lowStorage(free: free) }
+        guard let url = URL(string: segment.uri) else { throw .playlist("segment URI \(segment.uri) is not a URL") }
+        let part: String
+        do { part = try files.prepare(segment) } catch { throw .transport(.storage("\(error)", noSpace: error.isDiskFull)) }
+        let result: FileTransferResult
+        do {
+            result = try await transport.download(
+                url, via: interface, to: part, resumeAt: segment.bytes, etag: segment.etag) { _ in }
+        } catch {
+            // Keep what arrived: the next run resumes from the `.part` file's size.
+            let size = (try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int64) ?? segment.bytes
+            _ = try? await index.recordProgress([
+                SegmentProgress(key: segment.key, bytes: size, etag: segment.etag)
+            ])
+            throw .transport(error)
+        }
+        var stored = segment
+        do {
+            stored.bytes = try files.commit(segment)
+            stored.sha256 = try Self.sha256(of: files.finalPath(for: segment))
+            stored.etag = result.etag
+            stored.state = .complete
+            try await index.markSegmentComplete(
+                token: token.rawValue, stream: segment.stream, index: segment.index, bytes: stored.bytes,
+                sha256: stored.sha256 ?? "", etag: result.etag)
+        } catch let error as PackageFileError {
+            throw .transport(.storage("\(error)", noSpace: error.isDiskFull))
+        } catch {
+            throw .index("\(error)")
+        }
+        return stored
+    }
+
+    private func writePackage(_ segments: [SegmentRecord]) async throws(TransferFailure) {
+        // The local playlists were written with the plan; nothing else is needed here
+        // until keys are stored as files.
+    }
+
+    static func sha256(of path: String) throws -> String {
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(data: chunk) }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}

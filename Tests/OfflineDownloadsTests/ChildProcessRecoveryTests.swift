@@ -1,0 +1,113 @@
+import BenchCore
+import Crypto
+import FixtureOrigin
+import Foundation
+import OfflineDownloads
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Recovery from a real crash: `bench download` runs the engine in a child process, is
+/// killed with SIGKILL mid-download, and a second run on the same storage finishes.
+@Suite(.serialized) struct ChildProcessRecoveryTests {
+    /// The `bench` executable `swift test` built beside the test bundle.
+    static func benchExecutable() throws -> String {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [directory, directory.deletingLastPathComponent()] {
+            let path = candidate.appendingPathComponent("bench").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        throw BenchMissing(directory: directory.path)
+    }
+
+    struct BenchMissing: Error, CustomStringConvertible {
+        var directory: String
+        var description: String { "no bench executable near \(directory): run `swift build` before `swift test --skip-build`" }
+    }
+
+    /// Starts `bench download`, with its stdout collected into `output`.
+    private func launch(_ arguments: [String], output: URL) throws -> Process {
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Self.benchExecutable())
+        process.arguments = ["download"] + arguments
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    @Test func aSIGKILLedDownloadResumesWithoutFetchingStoredSegmentsAgain() async throws {
+        // Segments 10 to 19 hold their first byte for a minute, so the first run is
+        // always caught with segments 0-9 stored and others in flight.
+        try await withEngine(sizeScale: 0.2, { configuration in
+            configuration.faultRules = try! FaultRuleSet(rules: [
+                FaultRule(path: "/videos/clear/400k/seg1?.ts", fault: .addedTimeToFirstByte(.seconds(60)))
+            ])
+        }) { fixture in
+            let storage = fixture.scratch.file("storage")
+            let video = fixture.server.url("/videos/clear").absoluteString
+            let log1 = URL(fileURLWithPath: fixture.scratch.file("run1.log"))
+            let first = try launch([video, "--storage", storage], output: log1)
+            // Wait for 30% of the video, then kill the process where it stands.
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline, !(String(decoding: (try? Data(contentsOf: log1)) ?? Data(), as: UTF8.self).contains("video 30%")) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            kill(first.processIdentifier, SIGKILL)
+            first.waitUntilExit()
+            #expect(first.terminationReason == .uncaughtSignal && first.terminationStatus == SIGKILL)
+            let fetchedBefore = fixture.server.requestLog.filter { $0.path.hasSuffix(".ts") && $0.completed && $0.status == 200 }
+            #expect(!fetchedBefore.isEmpty && fetchedBefore.count < 21, "\(fetchedBefore.count) segments before the kill")
+            fixture.server.setFaultRules(try FaultRuleSet(rules: []))
+
+            let log2 = URL(fileURLWithPath: fixture.scratch.file("run2.log"))
+            let second = try launch([video, "--storage", storage, "--after", "crash"], output: log2)
+            let secondDone = Date().addingTimeInterval(60)
+            while second.isRunning, Date() < secondDone { try await Task.sleep(for: .milliseconds(20)) }
+            if second.isRunning { second.terminate() }
+            let output = String(decoding: (try? Data(contentsOf: log2)) ?? Data(), as: UTF8.self)
+            #expect(second.terminationStatus == 0, "\(output)")
+            #expect(output.contains("resuming"), "\(output)")
+
+            // Every segment is there, byte for byte, and none was answered whole twice.
+            let manifest = try fixture.server.store.hashManifest(videoIDs: ["clear"])
+            let packages = try FileManager.default.contentsOfDirectory(atPath: storage + "/packages")
+            #expect(packages.count == 1)
+            for index in 0..<21 {
+                let file = storage + "/packages/\(packages[0])/video/" + String(format: "seg%05d.ts", index)
+                let data = try Data(contentsOf: URL(fileURLWithPath: file))
+                let hash = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+                #expect(hash == manifest.entries["/videos/clear/400k/seg\(index).ts"]?.sha256, "segment \(index)")
+            }
+            let whole = fixture.server.requestLog.filter { $0.path.hasSuffix(".ts") && $0.status == 200 && $0.completed }
+            #expect(Set(whole.map(\.path)).count == whole.count, "\(whole.map(\.path).sorted())")
+        }
+    }
+
+    @Test func aForceQuitRelaunchReportsTheDownloadAsFailed() async throws {
+        try await withEngine(sizeScale: 0.2, { configuration in
+            configuration.faultRules = try! FaultRuleSet(rules: [
+                FaultRule(path: "/videos/clear/400k/*.ts", fault: .addedTimeToFirstByte(.milliseconds(100)))
+            ])
+        }) { fixture in
+            let storage = fixture.scratch.file("storage")
+            let video = fixture.server.url("/videos/clear").absoluteString
+            let log1 = URL(fileURLWithPath: fixture.scratch.file("run1.log"))
+            let first = try launch([video, "--storage", storage], output: log1)
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline, !(String(decoding: (try? Data(contentsOf: log1)) ?? Data(), as: UTF8.self).contains("video 10%")) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            kill(first.processIdentifier, SIGKILL)
+            first.waitUntilExit()
+            let log2 = URL(fileURLWithPath: fixture.scratch.file("run2.log"))
+            let second = try launch([video, "--storage", storage, "--after", "userForceQuit"], output: log2)
+            second.waitUntilExit()
+            let output = String(decoding: (try? Data(contentsOf: log2)) ?? Data(), as: UTF8.self)
+            #expect(second.terminationStatus == 1, "\(output)")
+            #expect(output.contains("-> failed"), "\(output)")
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import BenchCore
+import Crypto
+import FixtureOrigin
+import Foundation
+import OfflineDownloads
+import Testing
+
+/// The engine end to end against the real origin over real sockets.
+@Suite struct DownloadManagerTests {
+    private func sha256(_ path: String) throws -> String {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+
+    @Test func downloadsAClearVideoByteForByte() async throws {
+        try await withEngine { fixture in
+            let manager = try await fixture.makeManager()
+            let video = try await fixture.video("clear")
+            let token = try await manager.requestDownload(video: video)
+            let state = try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed }
+            let status = await manager.status(token)
+            #expect(state == .downloaded, "\(String(describing: status))")
+            let offline = try #require(await manager.offlineVideo(token))
+            #expect(offline.playableOffline)
+            let manifest = try fixture.server.store.hashManifest(videoIDs: ["clear"])
+            // The lowest variant with video (400k), every segment exactly as served.
+            let local = offline.masterPlaylist.deletingLastPathComponent().path
+            let segments = try FileManager.default.contentsOfDirectory(atPath: local + "/video").filter { $0.hasSuffix(".ts") }
+            #expect(segments.count == 21)
+            for index in 0..<21 {
+                let entry = try #require(manifest.entries["/videos/clear/400k/seg\(index).ts"])
+                #expect(try sha256(local + "/video/" + String(format: "seg%05d.ts", index)) == entry.sha256)
+            }
+            #expect(await manager.licenseExpiration(token) == .distantFuture)
+            await manager.shutdown()
+        }
+    }
+
+    @Test func refusesAVideoThatIsNotOfflineEnabled() async throws {
+        try await withEngine { fixture in
+            let manager = try await fixture.makeManager()
+            let video = try await fixture.video("online-only")
+            await #expect(throws: EngineError.notOfflineEnabled(videoID: "online-only")) {
+                try await manager.requestDownload(video: video)
+            }
+            #expect(await manager.tokens.isEmpty)
+            await manager.shutdown()
+        }
+    }
+
+    @Test func acquiresTheLicenseBeforeTheFirstEncryptedSegment() async throws {
+        try await withEngine { fixture in
+            let manager = try await fixture.makeManager()
+            let video = try await fixture.video("protected")
+            let token = try await manager.requestDownload(
+                video: video, parameters: DownloadParameters(licenseTerms: LicenseTerms(kind: .rental, rentalDurationSeconds: 3600)))
+            #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            let log = fixture.server.requestLog
+            let license = try #require(log.firstIndex { $0.path == "/license" && $0.status == 200 })
+            let firstSegment = try #require(log.firstIndex { $0.path.hasSuffix(".ts") })
+            #expect(license < firstSegment)
+            let expiration = try #require(await manager.licenseExpiration(token))
+            #expect(expiration > Date() && expiration < Date().addingTimeInterval(3700))
+            #expect(await manager.status(token)?.licenseRequestedAt != nil)
+            await manager.shutdown()
+        }
+    }
+
+    @Test func suspendsWithoutANetworkAndResumesWhenItReturns() async throws {
+        try await withEngine(sizeScale: 0.05) { fixture in
+            let manager = try await fixture.makeManager()
+            fixture.path.update(NetworkPath(interfaces: []))
+            let token = try await manager.requestDownload(video: try await fixture.video("clear"))
+            #expect(try await manager.wait(for: token) { $0 == .suspended(.network) } == .suspended(.network))
+            fixture.path.update(NetworkPath(interfaces: [fixture.wifi]))
+            #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            await manager.shutdown()
+        }
+    }
+
+    @Test func cellularIsNotUsedUnlessAllowed() async throws {
+        try await withEngine { fixture in
+            let manager = try await fixture.makeManager()
+            let cellular = PathInterface(
+                kind: .cellular, isExpensive: true, isConstrained: false, endpoint: "127.0.0.1:\(fixture.server.port)")
+            fixture.path.update(NetworkPath(interfaces: [cellular]))
+            let video = try await fixture.video("clear")
+            let refused = try await manager.requestDownload(video: video)
+            #expect(try await manager.wait(for: refused) { $0 == .suspended(.cellularNotAllowed) } == .suspended(.cellularNotAllowed))
+            let allowed = try await manager.requestDownload(video: video, parameters: DownloadParameters(allowsCellular: true))
+            #expect(try await manager.wait(for: allowed) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            #expect(await manager.status(refused)?.state == .suspended(.cellularNotAllowed))
+            await manager.shutdown()
+        }
+    }
+
+    @Test func pauseResumeCancelAndDelete() async throws {
+        try await withEngine(sizeScale: 0.05) { fixture in
+            let manager = try await fixture.makeManager()
+            let video = try await fixture.video("clear")
+            let token = try await manager.requestDownload(video: video)
+            try await manager.pause(token)
+            let paused = await manager.status(token)?.state
+            #expect(paused == .suspended(.user) || paused == .requested, "\(String(describing: paused))")
+            try await manager.resume(token)
+            #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            let package = try #require(await manager.offlineVideo(token)).masterPlaylist.deletingLastPathComponent().path
+            try await manager.delete(token)
+            #expect(await manager.status(token) == nil)
+            #expect(!FileManager.default.fileExists(atPath: package))
+            let second = try await manager.requestDownload(video: video)
+            try await manager.cancel(second)
+            for _ in 0..<500 where await manager.status(second) != nil { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(await manager.status(second) == nil)
+            #expect(!FileManager.default.fileExists(atPath: fixture.scratch.path + "/packages/\(second)"))
+            await manager.shutdown()
+        }
+    }
+
+    @Test func aRelaunchFinishesTheDownloadWithoutFetchingStoredSegmentsAgain() async throws {
+        // Each segment waits 30 ms for its first byte, so the download is caught midway.
+        try await withEngine(sizeScale: 0.2, { configuration in
+            configuration.faultRules = try! FaultRuleSet(rules: [
+                FaultRule(path: "/videos/clear/400k/*.ts", fault: .addedTimeToFirstByte(.milliseconds(30)))
+            ])
+        }) { fixture in
+            var manager = try await fixture.makeManager()
+            let token = try await manager.requestDownload(video: try await fixture.video("clear"))
+            let deadline = Date().addingTimeInterval(20)
+            while await (manager.status(token)?.progress ?? 0) < 0.25, Date() < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            await manager.shutdown()
+            let stopped = await manager.status(token)?.progress ?? 0
+            #expect(stopped > 0 && stopped < 1, "stopped at \(stopped)")
+            manager = try await fixture.makeManager(termination: .crash)
+            #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            await manager.shutdown()
+            // No segment was answered whole twice.
+            let whole = fixture.server.requestLog.filter { $0.path.hasSuffix(".ts") && $0.status == 200 && $0.completed }
+            #expect(Set(whole.map(\.path)).count == whole.count, "\(whole.map(\.path).sorted())")
+            let again = try await fixture.makeManager(termination: .userForceQuit)
+            #expect(await again.status(token)?.state == .downloaded)
+            await again.shutdown()
+        }
+    }
+
+    @Test func aForceQuitFailsTheDownloadsInFlightAtOnce() async throws {
+        try await withEngine(sizeScale: 0.2, { configuration in
+            configuration.faultRules = try! FaultRuleSet(rules: [
+                FaultRule(path: "/videos/clear/400k/*.ts", fault: .addedTimeToFirstByte(.milliseconds(50)))
+            ])
+        }) { fixture in
+            let manager = try await fixture.makeManager()
+            let token = try await manager.requestDownload(video: try await fixture.video("clear"))
+            _ = try await manager.wait(for: token) { $0 == .downloading }
+            await manager.shutdown()
+            let relaunched = try await fixture.makeManager(termination: .userForceQuit)
+            let status = try #require(await relaunched.status(token))
+            #expect(status.state == .failed && status.failure == .interrupted(.userForceQuit))
+            try await relaunched.delete(token)
+            #expect(await relaunched.tokens.isEmpty)
+            await relaunched.shutdown()
+        }
+    }
+}
