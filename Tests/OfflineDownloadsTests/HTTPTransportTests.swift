@@ -1,6 +1,7 @@
 import BenchCore
 import FixtureOrigin
 import Foundation
+import HLSPlaylist
 import OfflineDownloads
 import Synchronization
 import Testing
@@ -67,6 +68,28 @@ import Testing
                 server.url(Self.segment), via: nil, to: part, resumeAt: Int64(expected.bytes.count), etag: expected.etag
             ) { _ in }
             #expect(result.length == Int64(expected.bytes.count) && result.received == 0)
+        }
+    }
+
+    @Test func fetchesAByteRangeAndResumesInsideIt() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        try await withOriginAndTransport { server, transport in
+            let expected = try #require(server.store.resource(at: Self.segment))
+            let range = ByteRange(length: 500, offset: 100)
+            let part = scratch.file("r.part")
+            let whole = try await transport.download(
+                server.url(Self.segment), via: nil, to: part, resumeAt: 0, etag: nil, byteRange: range) { _ in }
+            #expect(whole.length == 500 && FileManager.default.contents(atPath: part) == Data(expected.bytes[100..<600]))
+            // Keep 200 bytes of it, then resume: only bytes 300..<600 are asked for.
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: part))
+            try handle.truncate(atOffset: 200)
+            try handle.close()
+            let resumed = try await transport.download(
+                server.url(Self.segment), via: nil, to: part, resumeAt: 200, etag: expected.etag, byteRange: range) { _ in }
+            #expect(resumed.received == 300 && resumed.length == 500)
+            #expect(FileManager.default.contents(atPath: part) == Data(expected.bytes[100..<600]))
+            #expect(server.requestLog.last?.range == "bytes=300-599")
         }
     }
 

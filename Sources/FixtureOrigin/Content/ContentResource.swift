@@ -17,6 +17,8 @@ public struct ContentResource: Hashable, Sendable {
     public var etag: String
     /// `Last-Modified`: the catalog's fixed build date.
     public var lastModified: Date
+    /// `lastModified` as an HTTP date, formatted once (formatting is slow and locked).
+    public var lastModifiedHeader: String
 
     /// Creates a resource, hashing `bytes` for `sha256` and `etag`.
     public init(contentType: String, bytes: [UInt8], lastModified: Date) {
@@ -25,6 +27,7 @@ public struct ContentResource: Hashable, Sendable {
         self.sha256 = Hex.string(SHA256.hash(data: bytes))
         self.etag = "\"\(sha256)\""
         self.lastModified = lastModified
+        self.lastModifiedHeader = HTTPDate.format(lastModified)
     }
 }
 

@@ -27,10 +27,10 @@ public struct OriginConfiguration: Sendable {
     /// Largest request body accepted; a bigger one is answered 413 and the connection
     /// closed. Default 64 KiB.
     public var maximumRequestBodyBytes: Int
-    /// Most segments kept by the segment cache (segments of protected videos are
-    /// encrypted on every generation, which is slow). Default 256.
+    /// Most resources kept by the content cache: segments (generating and encrypting
+    /// them is slow) and the small resources (playlists, JSON, images). Default 256.
     public var segmentCacheEntries: Int
-    /// Most bytes kept by the segment cache. Default 64 MiB.
+    /// Most bytes kept by the content cache. Default 64 MiB.
     public var segmentCacheBytes: Int
     /// Path of the renewal endpoint. Default `/license/renew`; the certificate and
     /// license paths are the ones `catalog` advertises.

@@ -95,7 +95,7 @@ struct OriginRouter {
             plan.headers.replaceOrAdd(name: "Content-Range", value: "bytes */\(length)")
         }
         plan.headers.replaceOrAdd(name: "ETag", value: resource.etag)
-        plan.headers.replaceOrAdd(name: "Last-Modified", value: HTTPDate.format(resource.lastModified))
+        plan.headers.replaceOrAdd(name: "Last-Modified", value: resource.lastModifiedHeader)
         plan.headers.replaceOrAdd(name: "Accept-Ranges", value: "bytes")
         if request.isHead { plan.body = [] }  // Content-Length stays the true length
         return plan

@@ -81,15 +81,20 @@ final class OriginServices: Sendable {
         faults.withLock { $0 = rules }
     }
 
-    /// The resource at `path`, completed on `eventLoop`. Everything but segments is
-    /// computed at once; a cached segment is answered at once; any other segment is made
+    /// The resource at `path`, completed on `eventLoop`. A cached resource is answered
+    /// at once; anything else but a segment is made at once and cached; a segment is made
     /// on a generator thread, shared by every request for it that arrives meanwhile, and
     /// cached.
     func lookup(path: String, on eventLoop: any EventLoop) -> EventLoopFuture<ContentLookup> {
         guard let parsed = ContentPath(path) else { return eventLoop.makeSucceededFuture(.notFound) }
-        guard case .segment = parsed else { return eventLoop.makeSucceededFuture(Self.load(parsed, from: store)) }
         let key = parsed.path
         if let cached = cache.withLock({ $0[key] }) { return eventLoop.makeSucceededFuture(.found(cached)) }
+        guard case .segment = parsed else {
+            // Playlists, JSON, keys and images are small and quick to make: made here, kept.
+            let answer = Self.load(parsed, from: store)
+            if case .found(let resource) = answer { cache.withLock { $0[key] = resource } }
+            return eventLoop.makeSucceededFuture(answer)
+        }
         let (future, isNew) = generating.withLock { running in
             if let existing = running[key] { return (existing, false) }
             let future = generators.runIfActive(eventLoop: eventLoop) { [store] in Self.load(parsed, from: store) }

@@ -1,4 +1,5 @@
-/// A bounded cache of generated segments by path, oldest first out.
+/// A bounded cache of generated resources (segments, playlists, JSON) by canonical
+/// path, oldest first out.
 ///
 /// A value; `OriginServices` keeps one behind a lock. Bounds both the number of entries
 /// and their total bytes, so a long download of the large video cannot grow it without end.

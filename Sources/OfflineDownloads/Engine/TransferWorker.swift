@@ -21,10 +21,10 @@ struct TransferWorker: Sendable {
 
     func run() async {
         do {
-            var segments = try await loadOrPlan()
+            var (segments, ranges) = try await loadOrPlan()
             segments = files.reconcile(segments: segments)
             guard await manager.licenseGate(token) else { return }
-            try await fetch(segments.filter { $0.state != .complete }, all: segments)
+            try await fetch(segments.filter { $0.state != .complete }, all: segments, ranges: ranges)
             try await writePackage(segments)
             await manager.transferFinished(token, transferID)
         } catch {
@@ -32,25 +32,47 @@ struct TransferWorker: Sendable {
         }
     }
 
+    /// The byte ranges of range items, by segment key (from the plan kept as `plan.json`).
+    typealias Ranges = [SegmentRecord.Key: ByteRange]
+
     /// The stored segments, or on the first run the plan made from the playlists.
-    private func loadOrPlan() async throws(TransferFailure) -> [SegmentRecord] {
+    private func loadOrPlan() async throws(TransferFailure) -> ([SegmentRecord], Ranges) {
         let stored: [SegmentRecord]
         do { stored = try await index.segments(for: token.rawValue) } catch { throw .index("\(error)") }
         if !stored.isEmpty {
             await manager.planned(token, transferID, selection: record.selection, bytesExpected: record.bytesExpected, segments: stored)
-            return stored
+            let saved = FileManager.default.contents(atPath: files.directory + "/" + Self.planFile)
+            guard let saved, let plan = try? JSONDecoder().decode(DownloadPlan.self, from: saved) else {
+                throw .playlist("the download's plan (\(Self.planFile)) is missing or unreadable; delete the download and request it again")
+            }
+            return (stored, ranges(of: plan))
         }
         let plan = try await OfflinePlanner(transport: transport, interface: interface, record: record).plan()
         do { try await index.insertSegments(plan.segments) } catch { throw .index("\(error)") }
         await manager.planned(token, transferID, selection: plan.selection, bytesExpected: plan.bytesExpected, segments: plan.segments)
-        do { try plan.writeLocalPlaylists(into: files.directory) } catch {
+        do {
+            try plan.writeLocalPlaylists(into: files.directory)
+            try JSONEncoder().encode(plan.plan).write(
+                to: URL(fileURLWithPath: files.directory + "/" + Self.planFile), options: .atomic)
+        } catch {
             throw .transport(.storage("cannot write the local playlists: \(error)", noSpace: false))
         }
-        return plan.segments
+        return (plan.segments, ranges(of: plan.plan))
+    }
+
+    /// Where the plan is kept in the package, so a relaunch needs no playlist.
+    static let planFile = "plan.json"
+
+    private func ranges(of plan: DownloadPlan) -> Ranges {
+        var ranges: Ranges = [:]
+        for item in plan.items {
+            if let range = item.byteRange { ranges[SegmentRecord.Key(token: token.rawValue, stream: item.stream, index: item.index)] = range }
+        }
+        return ranges
     }
 
     /// Fetches `pending` with at most `parallelFetches` at a time.
-    private func fetch(_ pending: [SegmentRecord], all: [SegmentRecord]) async throws(TransferFailure) {
+    private func fetch(_ pending: [SegmentRecord], all: [SegmentRecord], ranges: Ranges) async throws(TransferFailure) {
         let totals = Dictionary(grouping: all, by: \.stream).mapValues(\.count)
         var done = Dictionary(grouping: all.filter { $0.state == .complete }, by: \.stream).mapValues(\.count)
         do {
@@ -58,7 +80,7 @@ struct TransferWorker: Sendable {
                 var queue = pending[...]
                 func next() {
                     guard let segment = queue.popFirst() else { return }
-                    group.addTask { try await fetchOne(segment) }
+                    group.addTask { try await fetchOne(segment, range: ranges[segment.key]) }
                 }
                 for _ in 0..<parallelFetches { next() }
                 while let segment = try await group.next() {
@@ -78,7 +100,7 @@ struct TransferWorker: Sendable {
     }
 
     /// One segment: cushion check, download into `.part` (resumed), commit, record.
-    private func fetchOne(_ segment: SegmentRecord) async throws(TransferFailure) -> SegmentRecord {
+    private func fetchOne(_ segment: SegmentRecord, range: ByteRange?) async throws(TransferFailure) -> SegmentRecord {
         if let free = try? files.freeSpace(), free < storageCushionBytes { throw .lowStorage(free: free) }
         guard let url = URL(string: segment.uri) else { throw .playlist("segment URI \(segment.uri) is not a URL") }
         let part: String
@@ -86,7 +108,7 @@ struct TransferWorker: Sendable {
         let result: FileTransferResult
         do {
             result = try await transport.download(
-                url, via: interface, to: part, resumeAt: segment.bytes, etag: segment.etag) { _ in }
+                url, via: interface, to: part, resumeAt: segment.bytes, etag: segment.etag, byteRange: range) { _ in }
         } catch {
             // Keep what arrived: the next run resumes from the `.part` file's size.
             let size = (try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int64) ?? segment.bytes

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import BenchCore
 import Foundation
+import HLSPlaylist
 import NIOCore
 #if canImport(Glibc)
 import Glibc
@@ -21,22 +22,29 @@ public struct FileTransferResult: Sendable, Hashable {
 
 extension HTTPTransport {
     /// Downloads `url` over `interface` into the file at `path`, resuming after its first
-    /// `resumeAt` bytes with `Range` (and `If-Range: etag` when known). Calls `progress`
-    /// with each chunk's size as it is written. Does not sync: the caller commits.
+    /// `resumeAt` bytes with `Range` (and `If-Range: etag` when known). With `byteRange`
+    /// (EXT-X-BYTERANGE) only that part of the resource is fetched, and the file holds
+    /// just those bytes. Calls `progress` with each chunk's size as it is written. Does
+    /// not sync: the caller commits.
     ///
     /// - Throws: `TransportError`: `.status` for any answer but 200/206 (a 416 for a
     ///   resume of a file that is already whole counts as success), `.stalled` when no
     ///   bytes come for `stallTimeout`, `.storage` when the file cannot be written.
     public func download(
         _ url: URL, via interface: PathInterface?, to path: String, resumeAt: Int64, etag: String?,
-        progress: @Sendable (Int) -> Void
+        byteRange: ByteRange? = nil, progress: @Sendable (Int) -> Void
     ) async throws(TransportError) -> FileTransferResult {
         var request = HTTPClientRequest(url: Self.route(url, via: interface))
         if let host = url.host { request.headers.replaceOrAdd(name: "Host", value: url.port.map { "\(host):\($0)" } ?? host) }
-        if resumeAt > 0 {
+        let first = Int64(byteRange?.offset ?? 0) + resumeAt
+        if let byteRange {
+            let last = Int64(byteRange.offset + byteRange.length) - 1
+            guard first <= last else { return FileTransferResult(length: resumeAt, etag: etag, restarted: false, received: 0) }
+            request.headers.replaceOrAdd(name: "Range", value: "bytes=\(first)-\(last)")
+        } else if resumeAt > 0 {
             request.headers.replaceOrAdd(name: "Range", value: "bytes=\(resumeAt)-")
-            if let etag { request.headers.replaceOrAdd(name: "If-Range", value: etag) }
         }
+        if resumeAt > 0, let etag { request.headers.replaceOrAdd(name: "If-Range", value: etag) }
         let file = try SegmentFile(path: path)
         defer { file.close() }
         do {
@@ -46,15 +54,17 @@ extension HTTPTransport {
             var restarted = false
             switch response.status.code {
             case 206:
-                guard let range = ContentRange(response.headers.first(name: "Content-Range")), range.start == resumeAt else {
+                guard let range = ContentRange(response.headers.first(name: "Content-Range")), range.start == first else {
                     throw TransportError.invalidResponse(
-                        "asked for bytes \(resumeAt)- of \(url.path), got Content-Range \(response.headers.first(name: "Content-Range") ?? "none")")
+                        "asked for bytes \(first)- of \(url.path), got Content-Range \(response.headers.first(name: "Content-Range") ?? "none")")
                 }
                 offset = resumeAt
+            case 200 where byteRange != nil:
+                throw TransportError.invalidResponse("\(url.path) answered the whole resource to a byte-range request")
             case 200:
                 offset = 0
                 restarted = resumeAt > 0
-            case 416 where resumeAt > 0:
+            case 416 where resumeAt > 0 && byteRange == nil:
                 // Already whole if the server's length is what we hold.
                 if ContentRange(response.headers.first(name: "Content-Range"))?.total == resumeAt {
                     return FileTransferResult(length: resumeAt, etag: etag, restarted: false, received: 0)
