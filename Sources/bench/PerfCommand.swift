@@ -9,7 +9,7 @@ struct PerfCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "perf",
         abstract: "Measure Deadzone's own performance on loopback.",
-        subcommands: [PerfProxyCommand.self]
+        subcommands: [PerfProxyCommand.self, PerfOriginCommand.self, PerfEngineCommand.self]
     )
 }
 

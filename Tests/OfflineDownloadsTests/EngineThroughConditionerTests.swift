@@ -31,7 +31,10 @@ import Testing
             let profile = Profile(name: "engine", seed: 3, duration: .seconds(120), initial: [.wifi: wifi, .cellular: cellular])
             let conditioner = try LinkConditioner.start(
                 configuration: ConditionerConfiguration(
-                    upstream: SocketAddress(host: "127.0.0.1", port: UInt16(fixture.server.port)), profile: profile),
+                    upstream: SocketAddress(host: "127.0.0.1", port: UInt16(fixture.server.port)),
+                    // Addresses of their own: the conditioner's tests count the sockets on .2/.3.
+                    listeners: [.wifi: SocketAddress(host: "127.0.0.12", port: 0), .cellular: SocketAddress(host: "127.0.0.13", port: 0)],
+                    profile: profile),
                 sink: EventCollector())
             defer { _ = conditioner.stop() }
             let endpoint = try #require(conditioner.endpoints[.wifi]).description

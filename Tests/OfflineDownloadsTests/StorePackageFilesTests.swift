@@ -66,6 +66,9 @@ struct StorePackageFilesTests {
             finalSize: nil, partSize: 33, expected: (33, .partial)),
         Row(name: "pending, nothing on disk", record: F.segment(index: 8),
             finalSize: nil, partSize: nil, expected: (0, .pending)),
+        // Renamed into place (so whole and synced), then the process died before the index write.
+        Row(name: "partial, final renamed into place", record: F.segment(index: 9, bytes: 40, state: .partial),
+            finalSize: 90, partSize: nil, expected: (90, .complete)),
     ]
 
     @Test("reconcile corrects each record from the disk", arguments: rows)

@@ -22,7 +22,9 @@ struct TransferWorker: Sendable {
     func run() async {
         do {
             var (segments, ranges) = try await loadOrPlan()
-            segments = files.reconcile(segments: segments)
+            let reconciled = files.reconcile(segments: segments)
+            try await recordFound(reconciled.filter { $0.state == .complete }, stored: segments)
+            segments = reconciled
             guard await manager.licenseGate(token) else { return }
             try await fetch(segments.filter { $0.state != .complete }, all: segments, ranges: ranges)
             try await writePackage(segments)
@@ -132,6 +134,21 @@ struct TransferWorker: Sendable {
             throw .index("\(error)")
         }
         return stored
+    }
+
+    /// Records segments whose final file was renamed into place by a process that died
+    /// before it could tell the index.
+    private func recordFound(_ complete: [SegmentRecord], stored: [SegmentRecord]) async throws(TransferFailure) {
+        let recorded = Set(stored.filter { $0.state == .complete }.map(\.key))
+        for segment in complete where !recorded.contains(segment.key) {
+            do {
+                try await index.markSegmentComplete(
+                    token: token.rawValue, stream: segment.stream, index: segment.index, bytes: segment.bytes,
+                    sha256: try Self.sha256(of: files.finalPath(for: segment)), etag: segment.etag)
+            } catch {
+                throw .index("\(error)")
+            }
+        }
     }
 
     private func writePackage(_ segments: [SegmentRecord]) async throws(TransferFailure) {

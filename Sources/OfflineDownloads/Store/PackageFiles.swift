@@ -62,7 +62,10 @@ public struct PackageFiles: Sendable, Hashable {
     /// in the same order (unchanged ones as they were):
     /// - `complete` whose final file is missing or shorter than `bytes` → `pending`, 0
     ///   bytes, no hash;
-    /// - `partial` or `pending` → `bytes` is the `.part` file's size (0 when missing),
+    /// - `partial` or `pending` whose final file exists → `complete` with the file's size:
+    ///   a final file only appears by the rename that follows its fsync, so it is whole
+    ///   (the process died between the rename and the index write); the caller records it;
+    /// - other `partial` or `pending` → `bytes` is the `.part` file's size (0 when missing),
     ///   and the state `partial` or `pending` accordingly; a `.part` longer than
     ///   recorded is trusted, one longer than `expectedLength` is not (0 bytes).
     ///
@@ -81,6 +84,11 @@ public struct PackageFiles: Sendable, Hashable {
             segment.bytes = 0
             segment.sha256 = nil
         case .partial, .pending:
+            if let size = Self.fileSize(finalPath(for: segment)) {
+                segment.state = .complete
+                segment.bytes = size
+                return segment
+            }
             var size = Self.fileSize(partPath(for: segment)) ?? 0
             if let expected = segment.expectedLength, size > expected { size = 0 }
             segment.bytes = size

@@ -1,0 +1,160 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How one `bench download` child process ended, and what it used.
+struct PerfEngineChildResult: Sendable {
+    /// Exit code, or nil when a signal ended it.
+    var exitCode: Int32?
+    /// The signal that ended it, if one did.
+    var signal: Int32?
+    /// True when it ran past its time limit and was killed.
+    var timedOut: Bool
+    /// From spawn to reaped, in seconds.
+    var wallSeconds: Double
+    /// User and system CPU seconds (wait4's rusage).
+    var userSeconds: Double
+    var systemSeconds: Double
+    /// wait4's `ru_maxrss`, in bytes. On Linux it is the larger of the child's own peak and
+    /// the parent's peak at spawn time (posix_spawn shares the parent's mm until exec, and
+    /// exec records the old mm's high-water mark): see `parentPeakAtSpawn`.
+    var maxRSSBytes: Int
+    /// The highest `VmHWM` read from /proc/<pid>/status while it ran: the high-water mark
+    /// of its own address space, sampled every `sampleInterval`.
+    var sampledPeakRSSBytes: Int
+    /// This process's own `VmHWM` just before the spawn.
+    var parentPeakAtSpawn: Int
+    /// Lines of the child's output with the instant each was first seen (s after spawn).
+    var lines: [(seconds: Double, text: String)]
+
+    /// The child's own peak RSS: wait4's figure when it is clearly (2 MiB) above the
+    /// parent's high-water mark at spawn, so it can only be the child's; else the sampled one.
+    var peakRSSBytes: Int { maxRSSIsChilds ? max(maxRSSBytes, sampledPeakRSSBytes) : sampledPeakRSSBytes }
+    var maxRSSIsChilds: Bool { maxRSSBytes > parentPeakAtSpawn + (2 << 20) }
+    var peakRSSSource: String {
+        maxRSSIsChilds ? "wait4 ru_maxrss" : "sampled VmHWM, as ru_maxrss is this process's peak at spawn"
+    }
+    var succeeded: Bool { exitCode == 0 && !timedOut }
+
+    /// "exit 0", "exit 1", "killed by signal 9 after the 120 s limit".
+    var ending: String {
+        if timedOut { return "killed after its \(PerfFormat.number(wallSeconds)) s time limit" }
+        if let exitCode { return "exit \(exitCode)" }
+        return "killed by signal \(signal ?? 0)"
+    }
+
+    /// The last `count` lines, one string.
+    func tail(_ count: Int) -> String {
+        lines.suffix(count).map(\.text).joined(separator: " | ")
+    }
+}
+
+/// Runs this executable's `download` subcommand as a child process and watches it:
+/// output lines timestamped as they appear, VmHWM sampled, rusage from `wait4`.
+///
+/// Called from the command's task; it polls (`Task.sleep`) and never blocks a thread.
+enum PerfEngineChild {
+    static let sampleInterval = 0.02
+
+    static func run(arguments: [String], timeLimit: Double) async throws -> PerfEngineChildResult {
+        let executable = try executablePath()
+        let log = (NSTemporaryDirectory() as NSString).appendingPathComponent("deadzone-perf-engine-\(getpid())-\(PerfClock.now()).log")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let parentPeak = peakRSS(of: "self") ?? 0
+        let start = PerfClock.now()
+        let pid = try spawn([executable] + arguments, output: log)
+        var result = PerfEngineChildResult(
+            exitCode: nil, signal: nil, timedOut: false, wallSeconds: 0, userSeconds: 0, systemSeconds: 0, maxRSSBytes: 0,
+            sampledPeakRSSBytes: 0, parentPeakAtSpawn: parentPeak, lines: [])
+        var reader = PerfLineReader(path: log)
+        let deadline = start + UInt64(timeLimit * 1e9)
+        while true {
+            if let peak = peakRSS(of: "\(pid)") { result.sampledPeakRSSBytes = max(result.sampledPeakRSSBytes, peak) }
+            var status: Int32 = 0
+            var usage = rusage()
+            let rc = wait4(pid, &status, WNOHANG, &usage)
+            let now = PerfClock.now()
+            for text in reader.newLines() { result.lines.append((PerfClock.seconds(now - start), text)) }
+            if rc == pid {
+                result.wallSeconds = PerfClock.seconds(now - start)
+                result.userSeconds = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+                result.systemSeconds = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+                result.maxRSSBytes = usage.ru_maxrss * 1024  // KiB on Linux
+                // <sys/wait.h> macros are not imported: low 7 bits are the signal, bits 8-15 the code.
+                if status & 0x7f == 0 { result.exitCode = (status >> 8) & 0xff } else { result.signal = status & 0x7f }
+                for text in reader.newLines(final: true) { result.lines.append((result.wallSeconds, text)) }
+                return result
+            }
+            if rc < 0 { throw PerfError.system("wait4(\(pid))") }
+            if now > deadline, !result.timedOut {
+                result.timedOut = true
+                kill(pid, SIGKILL)
+            }
+            try? await Task.sleep(for: .seconds(sampleInterval))
+        }
+    }
+
+    /// `VmHWM` of /proc/<which>/status in bytes, or nil (process gone).
+    static func peakRSS(of which: String) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(which)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kib = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return nil }
+        return kib * 1024
+    }
+
+    private static func executablePath() throws -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if n > 0 { return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        if let path = Bundle.main.executablePath { return path }
+        throw PerfError("cannot find this executable (/proc/self/exe and Bundle.main failed)")
+    }
+
+    /// posix_spawn with stdout and stderr to `output`, stdin from /dev/null.
+    private static func spawn(_ arguments: [String], output: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
+        argv.append(nil)
+        defer { for pointer in argv { free(pointer) } }
+        var pid = pid_t()
+        let rc = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+        guard rc == 0 else { throw PerfError.system("posix_spawn \(arguments[0])", rc) }
+        return pid
+    }
+}
+
+/// Reads the lines a child appends to its log file, as they appear.
+struct PerfLineReader {
+    let path: String
+    private var offset: UInt64 = 0
+    private var pending: [UInt8] = []
+
+    init(path: String) { self.path = path }
+
+    /// Complete lines added since the last call; with `final`, the unterminated rest too.
+    mutating func newLines(final: Bool = false) -> [String] {
+        if let handle = FileHandle(forReadingAtPath: path) {
+            defer { try? handle.close() }
+            if (try? handle.seek(toOffset: offset)) != nil, let data = try? handle.readToEnd() {
+                offset += UInt64(data.count)
+                pending += data
+            }
+        }
+        var lines: [String] = []
+        while let newline = pending.firstIndex(of: 0x0A) {
+            lines.append(String(decoding: pending[..<newline], as: UTF8.self))
+            pending.removeSubrange(...newline)
+        }
+        if final, !pending.isEmpty {
+            lines.append(String(decoding: pending, as: UTF8.self))
+            pending.removeAll()
+        }
+        return lines
+    }
+}
