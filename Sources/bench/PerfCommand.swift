@@ -63,7 +63,7 @@ struct PerfProxyCommand: ParsableCommand {
         let printer = PerfPrinter(json: json)
         let load = PerfLoad.sample()
         printer.line("bench perf proxy\(quick ? " --quick" : ""): \(PerfAffinity.onlineCPUs) CPUs, "
-                     + "\(PerfFormat.number(rateSeconds)) s per rate test" + (isDebugBuild ? " (DEBUG BUILD: figures are not meaningful)" : ""))
+                     + "\(PerfFormat.number(rateSeconds)) s per rate test" + (perfIsDebugBuild ? " (DEBUG BUILD: figures are not meaningful)" : ""))
         printer.line(String(format: "machine before the run: %.0f%% of all CPUs busy, load average %.2f", load.busy * 100, load.loadAverage)
                      + (load.busy > 0.15 ? " - WARNING: other work is running; figures will be low and noisy" : ""))
 
@@ -99,28 +99,13 @@ struct PerfProxyCommand: ParsableCommand {
             PerfScale.run(connections: connections, warmup: quick ? 1 : 2, seconds: rateSeconds)
         }
 
-        printer.summary(sections)
-        let figures = sections.flatMap(\.figures)
-        let passed = figures.filter { $0.pass == true }.count
-        let missed = figures.filter { $0.pass == false }.count
-        let errors = sections.filter { $0.error != nil }.count
-        printer.line()
-        printer.line("\(passed) passed, \(missed) missed, \(errors) section(s) with errors")
+        let tally = printer.finish(sections)
+        let (passed, missed, errors) = (tally.passed, tally.missed, tally.errors)
         if json {
             let report = PerfRunReport(quick: quick, rateSeconds: rateSeconds, cpus: PerfAffinity.onlineCPUs,
                                        busyBefore: load.busy, loadAverageBefore: load.loadAverage, sections: sections, passed: passed, missed: missed, errors: errors)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            FileHandle.standardOutput.write(try encoder.encode(report) + Data("\n".utf8))
+            try printer.writeJSON(report)
         }
         if errors > 0 { throw ExitCode(1) }
-    }
-
-    private var isDebugBuild: Bool {
-        #if DEBUG
-        true
-        #else
-        false
-        #endif
     }
 }

@@ -34,8 +34,7 @@ extension HTTPTransport {
         _ url: URL, via interface: PathInterface?, to path: String, resumeAt: Int64, etag: String?,
         byteRange: ByteRange? = nil, progress: @Sendable (Int) -> Void
     ) async throws(TransportError) -> FileTransferResult {
-        var request = HTTPClientRequest(url: Self.route(url, via: interface))
-        if let host = url.host { request.headers.replaceOrAdd(name: "Host", value: url.port.map { "\(host):\($0)" } ?? host) }
+        var request = Self.request(url, via: interface)
         let first = Int64(byteRange?.offset ?? 0) + resumeAt
         if let byteRange {
             let last = Int64(byteRange.offset + byteRange.length) - 1

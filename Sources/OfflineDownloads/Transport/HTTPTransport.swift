@@ -74,14 +74,20 @@ public final class HTTPTransport: Sendable {
         return components.string ?? url.absoluteString
     }
 
+    /// A request for `url` sent over `interface`, keeping `url`'s authority as `Host`.
+    static func request(_ url: URL, via interface: PathInterface?) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: route(url, via: interface))
+        if let host = url.host { request.headers.replaceOrAdd(name: "Host", value: url.port.map { "\(host):\($0)" } ?? host) }
+        return request
+    }
+
     /// A whole answer (any status) to a GET, or to a POST of `body`.
     public func fetch(
         _ url: URL, via interface: PathInterface?, method: HTTPMethod = .GET, body: [UInt8]? = nil,
         contentType: String? = nil
     ) async throws(TransportError) -> HTTPAnswer {
-        var request = HTTPClientRequest(url: Self.route(url, via: interface))
+        var request = Self.request(url, via: interface)
         request.method = method
-        if let host = url.host { request.headers.replaceOrAdd(name: "Host", value: url.port.map { "\(host):\($0)" } ?? host) }
         if let body {
             request.body = .bytes(body)
             if let contentType { request.headers.replaceOrAdd(name: "Content-Type", value: contentType) }

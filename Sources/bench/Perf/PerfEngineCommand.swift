@@ -71,7 +71,7 @@ struct PerfEngineCommand: AsyncParsableCommand {
         let machine = PerfLoad.sample()
         printer.line("bench perf engine\(quick ? " --quick" : ""): \(PerfAffinity.onlineCPUs) CPUs, wifi downlink "
                      + "\(PerfFormat.number(rateMbps)) Mbit/s, catalog size scale \(PerfFormat.number(sizeScale)), seed \(seed)"
-                     + (isDebugBuild ? " (DEBUG BUILD: figures are not meaningful)" : ""))
+                     + (perfIsDebugBuild ? " (DEBUG BUILD: figures are not meaningful)" : ""))
         printer.line(String(format: "machine before the run: %.0f%% of all CPUs busy, load average %.2f", machine.busy * 100, machine.loadAverage)
                      + (machine.busy > 0.15 ? " - WARNING: other work is running; figures will be low and noisy" : ""))
 
@@ -119,31 +119,16 @@ struct PerfEngineCommand: AsyncParsableCommand {
         }
         try await origin.stop()
 
-        printer.summary(results)
-        let figures = results.flatMap(\.figures)
-        let passed = figures.filter { $0.pass == true }.count
-        let missed = figures.filter { $0.pass == false }.count
-        let errors = results.filter { $0.error != nil }.count
-        printer.line()
-        printer.line("\(passed) passed, \(missed) missed, \(errors) section(s) with errors")
+        let tally = printer.finish(results)
+        let (passed, missed, errors) = (tally.passed, tally.missed, tally.errors)
         if json {
             let report = PerfEngineRunReport(quick: quick, linkBitsPerSecond: rate, resetProbabilityPerMiB: resetProbability,
                                              seed: seed, cpus: PerfAffinity.onlineCPUs, busyBefore: machine.busy,
                                              loadAverageBefore: machine.loadAverage, sections: results, passed: passed,
                                              missed: missed, errors: errors)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            FileHandle.standardOutput.write(try encoder.encode(report) + Data("\n".utf8))
+            try printer.writeJSON(report)
         }
         if errors > 0 { throw ExitCode(1) }
-    }
-
-    private var isDebugBuild: Bool {
-        #if DEBUG
-        true
-        #else
-        false
-        #endif
     }
 }
 

@@ -67,7 +67,7 @@ struct PerfOriginCommand: AsyncParsableCommand {
         let machine = PerfLoad.sample()
         printer.line("bench perf origin\(quick ? " --quick" : ""): \(PerfAffinity.onlineCPUs) CPUs, origin \(originThreads) "
                      + "event-loop threads, wrk \(load.arguments.joined(separator: " ")) (\(wrk))"
-                     + (isDebugBuild ? " (DEBUG BUILD: figures are not meaningful)" : ""))
+                     + (perfIsDebugBuild ? " (DEBUG BUILD: figures are not meaningful)" : ""))
         printer.line(String(format: "machine before the run: %.0f%% of all CPUs busy, load average %.2f", machine.busy * 100, machine.loadAverage)
                      + (machine.busy > 0.15 ? " - WARNING: other work is running; figures will be low and noisy" : ""))
 
@@ -84,29 +84,14 @@ struct PerfOriginCommand: AsyncParsableCommand {
         }
         try await server.stop()
 
-        printer.summary(sections)
-        let figures = sections.flatMap(\.figures)
-        let passed = figures.filter { $0.pass == true }.count
-        let missed = figures.filter { $0.pass == false }.count
-        let errors = sections.filter { $0.error != nil }.count
-        printer.line()
-        printer.line("\(passed) passed, \(missed) missed, \(errors) section(s) with errors")
+        let tally = printer.finish(sections)
+        let (passed, missed, errors) = (tally.passed, tally.missed, tally.errors)
         if json {
             let report = PerfRunReport(command: "bench perf origin", quick: quick, rateSeconds: Double(load.seconds),
                                        cpus: PerfAffinity.onlineCPUs, busyBefore: machine.busy, loadAverageBefore: machine.loadAverage,
                                        sections: sections, passed: passed, missed: missed, errors: errors)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            FileHandle.standardOutput.write(try encoder.encode(report) + Data("\n".utf8))
+            try printer.writeJSON(report)
         }
         if errors > 0 { throw ExitCode(1) }
-    }
-
-    private var isDebugBuild: Bool {
-        #if DEBUG
-        true
-        #else
-        false
-        #endif
     }
 }

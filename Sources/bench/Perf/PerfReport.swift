@@ -48,6 +48,29 @@ struct PerfRunReport: Codable, Sendable {
     var errors: Int
 }
 
+/// Whether this binary is a debug build, whose figures are not meaningful.
+let perfIsDebugBuild: Bool = {
+    #if DEBUG
+    true
+    #else
+    false
+    #endif
+}()
+
+/// Figures that passed and missed, and sections that ended with an error.
+struct PerfTally {
+    var passed: Int
+    var missed: Int
+    var errors: Int
+
+    init(_ sections: [PerfSection]) {
+        let figures = sections.flatMap(\.figures)
+        passed = figures.filter { $0.pass == true }.count
+        missed = figures.filter { $0.pass == false }.count
+        errors = sections.filter { $0.error != nil }.count
+    }
+}
+
 /// Prints sections as they complete (stdout, or stderr when stdout carries JSON).
 final class PerfPrinter {
     let json: Bool
@@ -75,6 +98,22 @@ final class PerfPrinter {
         }
         if let error = section.error { line("   ERROR: \(error)") }
         line(String(format: "   (%.1f s)", section.seconds))
+    }
+
+    /// The summary table, then the tally line; returns the tally.
+    func finish(_ sections: [PerfSection]) -> PerfTally {
+        summary(sections)
+        let tally = PerfTally(sections)
+        line()
+        line("\(tally.passed) passed, \(tally.missed) missed, \(tally.errors) section(s) with errors")
+        return tally
+    }
+
+    /// Writes `report` as pretty JSON on stdout.
+    func writeJSON(_ report: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        FileHandle.standardOutput.write(try encoder.encode(report) + Data("\n".utf8))
     }
 
     func summary(_ sections: [PerfSection]) {
