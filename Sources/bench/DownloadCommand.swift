@@ -128,7 +128,9 @@ struct DownloadCommand: AsyncParsableCommand {
                     print("\(token) \(selection) \(decile * 10)%")
                 }
             case .licenseAcquired(let token, let expiration): print("\(token) license acquired, expires \(expiration)")
+            case .licenseRenewed(let token, let expiration): print("\(token) license renewed, expires \(expiration)")
             case .licenseFailed(let token, let reason): print("\(token) license failed: \(reason)")
+            case .evicted(let token, let expiredAt): print("\(token) evicted: its download expired at \(expiredAt)")
             case .error(let token, let message): print("\(token.map(\.rawValue) ?? "engine") error: \(message)")
             default: continue
             }

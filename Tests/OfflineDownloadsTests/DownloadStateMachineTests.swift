@@ -7,6 +7,27 @@ import Testing
 struct DownloadStateMachineTests {
     typealias Snapshot = DownloadStateMachine.Snapshot
 
+    @Test("a license exchanged while queued lets the download start in the background")
+    func licenseWhileQueued() throws {
+        var machine = DownloadStateMachine(conditions: .favorable)
+        _ = try machine.downloadRequested(requiresLicense: true)
+        // prepareForBackground exchanged it before the slot came.
+        #expect(try machine.licenseAcquired() == [.persist(Snapshot(state: .requested, needsLicense: false))])
+        #expect(try machine.licenseAcquired() == [])
+        _ = machine.conditionsChanged(DownloadConditions(network: .use(.wifi), isForeground: false))
+        // In the background, with its license: it starts, and no exchange is asked for.
+        #expect(try machine.slotGranted() == [
+            .persist(Snapshot(state: .downloading)),
+            .emitStateChanged(from: .requested, to: .downloading),
+            .startTransfer(over: .wifi),
+        ])
+        // The same download without the license waits for the foreground instead.
+        var without = DownloadStateMachine(conditions: DownloadConditions(network: .use(.wifi), isForeground: false))
+        _ = try without.downloadRequested(requiresLicense: true)
+        _ = try without.slotGranted()
+        #expect(without.state == .suspended(.awaitingForeground))
+    }
+
     @Test("the happy path: request, slot, complete, delete")
     func happyPath() throws {
         var machine = DownloadStateMachine(conditions: .favorable)

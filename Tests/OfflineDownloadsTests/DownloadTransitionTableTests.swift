@@ -34,6 +34,7 @@ struct DownloadTransitionTableTests {
                 .reportFailure(gone)]),
             Row(from: from, step: .cancel, to: .canceling, actions: [
                 persist(.canceling, license: reason == .awaitingForeground), .deleteMediaFiles, emit(from, .canceling)]),
+            Row(from: from, step: .expire, to: .notDownloaded, actions: removeAll + [emit(from, .notDownloaded)]),
         ]
     }
 
@@ -56,6 +57,9 @@ struct DownloadTransitionTableTests {
         Row(from: .requested, step: .cancel, to: .canceling,
             actions: [persist(.canceling), .deleteMediaFiles, emit(.requested, .canceling)]),
         Row(from: .requested, step: .conditions(.offline), to: .requested, actions: []),
+        // A license exchanged while queued (prepareForBackground): recorded, still queued.
+        Row(from: .requested, step: .licenseAcquired, to: .requested, actions: []),  // this fixture needs none
+        Row(from: .requested, step: .expire, to: .notDownloaded, actions: removeAll + [emit(.requested, .notDownloaded)]),
 
         // A preloaded license: request it (no license exchange later) or delete it.
         Row(from: .licensePreloaded, step: .request(license: true), to: .requested,
@@ -63,6 +67,8 @@ struct DownloadTransitionTableTests {
         Row(from: .licensePreloaded, step: .delete, to: .notDownloaded,
             actions: removeAll + [emit(.licensePreloaded, .notDownloaded)]),
         Row(from: .licensePreloaded, step: .conditions(.offline), to: .licensePreloaded, actions: []),
+        Row(from: .licensePreloaded, step: .expire, to: .notDownloaded,
+            actions: removeAll + [emit(.licensePreloaded, .notDownloaded)]),
 
         // Downloading over WiFi.
         Row(from: .downloading, step: .conditions(.offline), to: .suspended(.network),
@@ -85,6 +91,9 @@ struct DownloadTransitionTableTests {
             actions: [.stopTransfer, persist(.failed, failure: gone), emit(.downloading, .failed), .reportFailure(gone)]),
         Row(from: .downloading, step: .cancel, to: .canceling,
             actions: [.stopTransfer, persist(.canceling), .deleteMediaFiles, emit(.downloading, .canceling)]),
+        // Its own expiry date passed: evicted like a delete, the transfer stopped first.
+        Row(from: .downloading, step: .expire, to: .notDownloaded,
+            actions: [.stopTransfer] + removeAll + [emit(.downloading, .notDownloaded)]),
 
         // Paused by the user: only a resume starts it again; the outage is noted meanwhile.
         Row(from: .suspended(.user), step: .resume, to: .downloading,
@@ -137,12 +146,15 @@ struct DownloadTransitionTableTests {
         // Settled states: only deletion (or the end of a cancel) leaves them.
         Row(from: .downloaded, step: .delete, to: .notDownloaded, actions: removeAll + [emit(.downloaded, .notDownloaded)]),
         Row(from: .downloaded, step: .conditions(.offline), to: .downloaded, actions: []),
+        Row(from: .downloaded, step: .expire, to: .notDownloaded, actions: removeAll + [emit(.downloaded, .notDownloaded)]),
         Row(from: .canceling, step: .cancelFinished, to: .notDownloaded,
             actions: [.deleteRecord, .deleteLicense, emit(.canceling, .notDownloaded)]),
         Row(from: .canceling, step: .cancel, to: .canceling, actions: []),
         Row(from: .canceling, step: .conditions(.offline), to: .canceling, actions: []),
+        Row(from: .canceling, step: .expire, to: .canceling, actions: []),  // the cancel removes it anyway
         Row(from: .failed, step: .delete, to: .notDownloaded, actions: removeAll + [emit(.failed, .notDownloaded)]),
         Row(from: .failed, step: .conditions(.offline), to: .failed, actions: []),
+        Row(from: .failed, step: .expire, to: .notDownloaded, actions: removeAll + [emit(.failed, .notDownloaded)]),
     ]
 
     @Test("every legal transition", arguments: rows)

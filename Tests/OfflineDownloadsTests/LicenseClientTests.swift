@@ -98,4 +98,27 @@ import Testing
         played.firstPlayedAt = issued.addingTimeInterval(3500)
         #expect(played.expiration == issued.addingTimeInterval(3600))
     }
+
+    @Test func automaticRenewalIsDueALeadBeforeExpiryAndNeverInALoop() {
+        let issued = Date(timeIntervalSince1970: 1_000_000)
+        func rental(expires: Int64, play: Int64? = nil) -> LicenseTimeline {
+            LicenseTimeline(License(
+                assetID: "a", keyID: "k", nonce: "n", kind: .rental, contentKey: nil, issuedAt: 1_000_000, expiresAt: expires,
+                playDurationSeconds: play, renewalOf: nil, signature: ""))
+        }
+        // An hour's rental with a 5-minute lead: due 5 minutes before the end.
+        #expect(rental(expires: 1_003_600).renewalDue(lead: .seconds(300)) == issued.addingTimeInterval(3300))
+        // A lead longer than the rental: due at half its life, so a renewal never
+        // lands inside the next lead at once.
+        #expect(rental(expires: 1_000_004).renewalDue(lead: .seconds(10)) == issued.addingTimeInterval(2))
+        // Dual expiry: playback brings the end, and so the renewal, forward.
+        var played = rental(expires: 1_003_600, play: 600)
+        played.firstPlayedAt = issued.addingTimeInterval(100)
+        #expect(played.renewalDue(lead: .seconds(60)) == issued.addingTimeInterval(640))
+        // A purchase never expires: no renewal.
+        let purchase = LicenseTimeline(License(
+            assetID: "a", keyID: "k", nonce: "n", kind: .purchase, contentKey: nil, issuedAt: 1_000_000, expiresAt: nil,
+            playDurationSeconds: nil, renewalOf: nil, signature: ""))
+        #expect(purchase.renewalDue(lead: .seconds(60)) == nil)
+    }
 }

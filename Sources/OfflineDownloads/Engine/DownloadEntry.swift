@@ -14,10 +14,14 @@ struct DownloadEntry {
     var transferID = 0
     var license: Task<Void, Never>?
     var retryTimer: Task<Void, Never>?
+    /// The automatic renewal of a rental, armed only in the foreground.
+    var renewalTimer: Task<Void, Never>?
     /// How the next `scheduleRetry` counts: network failures retry without bound,
     /// server errors (5xx, 429) are bounded.
     var nextRetryKind: RetryBackoff.FailureKind = .network
     var lastError = "network"
+    /// Why the last license exchange failed, if it did.
+    var licenseError: String?
     /// Progress per media selection, never decreasing.
     var progress: [String: Double] = [:]
     var segmentCount = 0
@@ -43,5 +47,7 @@ struct DownloadEntry {
         license = nil
         retryTimer?.cancel()
         retryTimer = nil
+        renewalTimer?.cancel()
+        renewalTimer = nil
     }
 }

@@ -62,6 +62,7 @@ extension DownloadManager {
         do { _ = try await index.markFirstPlayback(for: token.rawValue, at: configuration.now()) } catch {
             throw .index("\(error)")
         }
+        await armRenewal(token)  // a play duration may bring the expiry forward
     }
 
     private func master(of video: CatalogVideo) async throws(EngineError) -> MasterPlaylist {

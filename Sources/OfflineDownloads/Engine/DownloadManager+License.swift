@@ -14,9 +14,11 @@ extension DownloadManager {
         do {
             try await acquireLicense(token)
             entries[token]?.license = nil
+            entries[token]?.licenseError = nil
             await report(token) { machine throws(IllegalTransition) in try machine.licenseAcquired() }
         } catch {
             entries[token]?.license = nil
+            entries[token]?.licenseError = "\(error)"
             sink.yield(.licenseFailed(token, reason: "\(error)"))
             guard entries[token]?.machine.state != .licensePreloaded else { return }
             if case .license(let reason) = error, reason.hasPrefix(Self.refusedPrefix) {
@@ -57,6 +59,7 @@ extension DownloadManager {
         }
         try await store(license, for: token)
         sink.yield(.licenseAcquired(token, expiration: LicenseTimeline(license).expiration))
+        await armRenewal(token)
     }
 
     func store(_ license: License, for token: DownloadToken) async throws(EngineError) {
@@ -89,6 +92,7 @@ extension DownloadManager {
         try await store(renewed, for: token)
         let expiration = LicenseTimeline(renewed, firstPlayedAt: stored.firstPlayedAt).expiration
         sink.yield(.licenseRenewed(token, expiration: expiration))
+        await armRenewal(token)
         return expiration
     }
 

@@ -85,7 +85,7 @@ extension DownloadManager {
         let stored = StoredParameters(
             licenseKind: terms.kind == .purchase ? .purchase : .rental, rentalDurationSeconds: terms.rentalDurationSeconds,
             playDurationSeconds: terms.playDurationSeconds, requestedBitrate: parameters.requestedBitrate,
-            allowsCellular: parameters.allowsCellular ?? allowsCellular)
+            allowsCellular: parameters.allowsCellular ?? allowsCellular, expiresAt: parameters.expiresAt)
         let record = DownloadRecord(
             token: token.rawValue, videoID: video.document.id, masterURL: master.absoluteString,
             displayName: DownloadParameters.fileSafe(parameters.displayName ?? video.document.name), parameters: stored,
@@ -103,6 +103,7 @@ extension DownloadManager {
         entries[token] = DownloadEntry(
             record: record, video: video, machine: DownloadStateMachine(conditions: conditions(for: record)),
             retry: RetryBackoff(configuration: configuration.retry, generator: random.derived(token.rawValue)))
+        if parameters.expiresAt != nil { armExpiry() }
         return token
     }
 }

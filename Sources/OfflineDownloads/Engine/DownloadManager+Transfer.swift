@@ -32,10 +32,15 @@ extension DownloadManager {
         await save(token)
     }
 
-    /// One segment is committed and recorded.
-    func segmentStored(_ token: DownloadToken, _ transferID: Int, stream: String, index: Int, bytes: Int64, streamFraction: Double) {
+    /// One segment is committed and recorded. Bytes flowing reset the retry count, as
+    /// in Media3, except while the transfer drains after a failure (`draining`): the
+    /// segments already under way finishing says nothing of the failure's cause.
+    func segmentStored(
+        _ token: DownloadToken, _ transferID: Int, stream: String, index: Int, bytes: Int64, streamFraction: Double,
+        draining: Bool = false
+    ) {
         guard entries[token] != nil else { return }
-        entries[token]?.retry.bytesFlowed()
+        if !draining { entries[token]?.retry.bytesFlowed() }
         entries[token]?.completedSegments += 1
         entries[token]?.record.bytesDownloaded += bytes
         sink.yield(.segmentStored(token, stream: stream, index: index, bytes: bytes))

@@ -24,6 +24,8 @@ public actor DownloadManager {
     var random: SeededGenerator
     var pathWatcher: Task<Void, Never>?
     var storageWatcher: Task<Void, Never>?
+    /// Sleeps until the earliest download expiry (`DownloadParameters.expiresAt`).
+    var expiryWatcher: Task<Void, Never>?
     var nextTransferID = 0
     /// Free bytes to leave on the disk; starts at `configuration.storageCushionBytes`.
     public private(set) var storageCushionBytes: Int64
@@ -74,12 +76,16 @@ public actor DownloadManager {
         pathWatcher = Task { [weak self] in
             for await _ in updates { await self?.pathChanged() }
         }
+        await evictExpired()
+        for token in entries.keys { await armRenewal(token) }
         await schedule()
     }
 
     /// Stops every transfer and timer, flushes and closes the index, closes connections.
     public func shutdown() async {
         pathWatcher?.cancel()
+        expiryWatcher?.cancel()
+        storageWatcher?.cancel()
         for token in entries.keys { entries[token]?.stopAll() }
         try? index.close()
         try? await transport.shutdown()
@@ -99,20 +105,34 @@ public actor DownloadManager {
     }
 
     /// The app came to the foreground (true) or went to the background (false).
+    /// Renewal timers are dropped in the background and armed again in the foreground.
     public func setForeground(_ foreground: Bool) async {
         isForeground = foreground
+        for token in entries.keys {
+            if foreground { await armRenewal(token) } else { dropRenewal(token) }
+        }
         await conditionsChanged()
     }
 
-    /// Completes every license exchange under way (and starts the ones due), so that the
-    /// app can go to the background with all its licenses.
-    public func prepareForBackground() async {
-        for (token, entry) in entries where entry.machine.needsLicense && entry.license == nil && entry.video != nil {
-            if [.downloading, .requested].contains(entry.machine.state) || entry.machine.state.suspensionReason != nil {
-                startLicense(token)
-            }
+    /// Completes every license exchange under way (and starts the ones due, queued
+    /// downloads included), so that the app can go to the background with all its
+    /// licenses. Returns the downloads whose license could not be acquired, with why;
+    /// empty when every one is stored.
+    @discardableResult
+    public func prepareForBackground() async -> [DownloadToken: String] {
+        var waited: [DownloadToken] = []
+        for (token, entry) in entries where entry.machine.needsLicense && entry.video != nil {
+            guard [.downloading, .requested].contains(entry.machine.state) || entry.machine.state.suspensionReason != nil
+            else { continue }
+            startLicense(token)
+            waited.append(token)
         }
-        for entry in entries.values { await entry.license?.value }
+        for token in waited { await entries[token]?.license?.value }
+        var unfinished: [DownloadToken: String] = [:]
+        for token in waited where entries[token]?.machine.needsLicense == true {
+            unfinished[token] = entries[token]?.licenseError ?? "the license exchange did not finish"
+        }
+        return unfinished
     }
 
     // MARK: Queries
@@ -138,6 +158,7 @@ public actor DownloadManager {
             token: DownloadToken(record.token), videoID: record.videoID, state: entry.machine.state,
             requestedAt: record.requestedAt, startedAt: record.startedAt, finishedAt: record.finishedAt,
             licenseRequestedAt: record.licenseRequestedAt, bytesDownloaded: record.bytesDownloaded,
-            bytesExpected: record.bytesExpected, progress: entry.overallProgress, failure: entry.machine.failure)
+            bytesExpected: record.bytesExpected, progress: entry.overallProgress, failure: entry.machine.failure,
+            expiresAt: record.parameters.expiresAt)
     }
 }

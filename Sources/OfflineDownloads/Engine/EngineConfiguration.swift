@@ -24,6 +24,10 @@ public struct EngineConfiguration: Sendable {
     public var clock: any TraceClock
     /// Seed of the retry jitter.
     public var seed: UInt64
+    /// Renew a rental's license automatically this long before it expires, while the
+    /// app is in the foreground (the timers are dropped in the background and set
+    /// again in the foreground). Nil (default): renewals only by `renewLicense`.
+    public var rentalRenewalLead: Duration?
 
     /// Creates a configuration under `storageDirectory`.
     public init(
@@ -31,8 +35,9 @@ public struct EngineConfiguration: Sendable {
         maximumConcurrentDownloads: Int = 2, parallelSegmentFetches: Int = 2,
         transport: TransportConfiguration = TransportConfiguration(), retry: RetryBackoff.Configuration = .init(),
         storageCushionBytes: Int64 = 64 << 20, now: @escaping @Sendable () -> Date = { Date() },
-        clock: any TraceClock = MonotonicClock(), seed: UInt64 = 1
+        clock: any TraceClock = MonotonicClock(), seed: UInt64 = 1, rentalRenewalLead: Duration? = nil
     ) {
+        self.rentalRenewalLead = rentalRenewalLead
         self.storageDirectory = storageDirectory
         self.licenseSecret = licenseSecret
         self.maximumConcurrentDownloads = maximumConcurrentDownloads
@@ -59,12 +64,17 @@ public struct DownloadParameters: Sendable, Hashable, Codable {
     /// Whether this download may use cellular; nil takes the manager's setting at the
     /// time of the request (`DownloadManager.allowsCellular`).
     public var allowsCellular: Bool?
+    /// When the download itself expires (a caching expiry, independent of the
+    /// license): the engine then evicts it, files, license and record, and reports
+    /// `EngineEvent.evicted`. Nil (default): never.
+    public var expiresAt: Date?
 
     /// Creates parameters; everything has a default.
     public init(
         licenseTerms: LicenseTerms = .purchase, requestedBitrate: Int? = nil, displayName: String? = nil,
-        allowsCellular: Bool? = nil
+        allowsCellular: Bool? = nil, expiresAt: Date? = nil
     ) {
+        self.expiresAt = expiresAt
         self.licenseTerms = licenseTerms
         self.requestedBitrate = requestedBitrate
         self.displayName = displayName

@@ -32,6 +32,8 @@ public struct DownloadStatus: Sendable, Hashable, Codable {
     public var progress: Double
     /// Why it failed, when it did.
     public var failure: DownloadFailure?
+    /// When the download is evicted (`DownloadParameters.expiresAt`), if ever.
+    public var expiresAt: Date?
 }
 
 /// What the engine tells the app, in order, on `DownloadManager.events`.
@@ -44,6 +46,9 @@ public enum EngineEvent: Sendable, Hashable {
     case licenseFailed(DownloadToken, reason: String)
     case segmentStored(DownloadToken, stream: String, index: Int, bytes: Int64)
     case finished(DownloadToken, package: URL)
+    /// The download's own expiry date passed: its files, license and record are gone
+    /// (after `stateChanged` to `notDownloaded`).
+    case evicted(DownloadToken, expiredAt: Date)
     case error(DownloadToken?, message: String)
 }
 

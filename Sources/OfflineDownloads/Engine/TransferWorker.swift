@@ -74,31 +74,42 @@ struct TransferWorker: Sendable {
     }
 
     /// Fetches `pending` with at most `parallelFetches` at a time.
+    ///
+    /// A failed segment stops new ones from starting but does not cancel the others:
+    /// they run to their end (or their own failure) and the first failure is reported
+    /// after them. Cancelling siblings would throw away the bytes already in flight to
+    /// them, which a random reset of one connection would otherwise cost every time.
+    /// Cancelling the worker's task (pause, path change) still stops everything at once.
     private func fetch(_ pending: [SegmentRecord], all: [SegmentRecord], ranges: Ranges) async throws(TransferFailure) {
         let totals = Dictionary(grouping: all, by: \.stream).mapValues(\.count)
         var done = Dictionary(grouping: all.filter { $0.state == .complete }, by: \.stream).mapValues(\.count)
-        do {
-            try await withThrowingTaskGroup(of: SegmentRecord.self) { group in
-                var queue = pending[...]
-                func next() {
-                    guard let segment = queue.popFirst() else { return }
-                    group.addTask { try await fetchOne(segment, range: ranges[segment.key]) }
+        let firstFailure: TransferFailure? = await withTaskGroup(of: Result<SegmentRecord, TransferFailure>.self) { group in
+            var queue = pending[...]
+            var failure: TransferFailure?
+            func next() {
+                guard failure == nil, let segment = queue.popFirst() else { return }
+                group.addTask {
+                    do throws(TransferFailure) { return .success(try await fetchOne(segment, range: ranges[segment.key])) }
+                    catch { return .failure(error) }
                 }
-                for _ in 0..<parallelFetches { next() }
-                while let segment = try await group.next() {
+            }
+            for _ in 0..<parallelFetches { next() }
+            while let result = await group.next() {
+                switch result {
+                case .failure(let error):
+                    if failure == nil { failure = error }
+                case .success(let segment):
                     done[segment.stream, default: 0] += 1
                     let fraction = Double(done[segment.stream] ?? 0) / Double(max(1, totals[segment.stream] ?? 1))
                     await manager.segmentStored(
                         token, transferID, stream: segment.stream, index: segment.index, bytes: segment.bytes,
-                        streamFraction: fraction)
+                        streamFraction: fraction, draining: failure != nil)
                     next()
                 }
             }
-        } catch let failure as TransferFailure {
-            throw failure
-        } catch {
-            throw .transport(HTTPTransport.classify(error))
+            return failure
         }
+        if let firstFailure { throw firstFailure }
     }
 
     /// One segment: cushion check, download into `.part` (resumed), commit, record.

@@ -13,6 +13,8 @@ public struct LicenseTimeline: Sendable, Hashable {
     public var playDuration: TimeInterval?
     /// When playback first started; nil until it does.
     public var firstPlayedAt: Date?
+    /// When the license was issued (or last renewed).
+    public var issuedAt: Date
 
     /// The timeline of `license`, first played at `firstPlayedAt`.
     public init(_ license: License, firstPlayedAt: Date? = nil) {
@@ -20,6 +22,7 @@ public struct LicenseTimeline: Sendable, Hashable {
         expiresAt = license.expirationDate
         playDuration = license.playDurationSeconds.map(TimeInterval.init)
         self.firstPlayedAt = firstPlayedAt
+        issuedAt = license.issueDate
     }
 
     /// When the license stops working: `distantFuture` for a purchase; for a rental the
@@ -29,6 +32,16 @@ public struct LicenseTimeline: Sendable, Hashable {
         var end = expiresAt ?? .distantFuture
         if let firstPlayedAt, let playDuration { end = min(end, firstPlayedAt.addingTimeInterval(playDuration)) }
         return end
+    }
+
+    /// When an automatic renewal is due: `lead` before `expiration`, but never before
+    /// half the license's life (from `issuedAt`), so that a lead longer than the
+    /// rental cannot renew in a loop; nil for a purchase, which never expires.
+    public func renewalDue(lead: Duration) -> Date? {
+        guard kind == .rental, expiration != .distantFuture else { return nil }
+        let seconds = Double(lead.components.seconds) + Double(lead.components.attoseconds) / 1e18
+        let life = max(0, expiration.timeIntervalSince(issuedAt))
+        return expiration.addingTimeInterval(-min(seconds, life / 2))
     }
 
     /// Whether the license lets the video play at `now`.

@@ -27,6 +27,7 @@ import BenchCore
 ///     requested          slotGranted                    → settle              persist, [acquireLicense], startTransfer
 ///                                                         (suspended(r) †)    persist
 ///     requested          userPaused, userResumed        → requested           persist (the pause flag), or nothing
+///     requested          licenseAcquired                → requested †         persist (no license needed now)
 ///     requested          permanentFailure(f)            → failed †            persist, reportFailure
 ///     requested          cancelRequested                → canceling †         persist, deleteMediaFiles
 ///     downloading        conditionsChanged              → settle              stopTransfer, persist
@@ -48,6 +49,9 @@ import BenchCore
 ///     canceling          cancelFinished                 → notDownloaded       deleteRecord, deleteLicense
 ///     canceling          cancelRequested                → canceling           nothing (already under way)
 ///     failed             deleteRequested                → notDownloaded †     deleteRecord, deleteLicense, deleteMediaFiles
+///     any but the two    expired                        → notDownloaded †     [stopTransfer], deleteRecord, deleteLicense,
+///     below                                                                   deleteMediaFiles
+///     canceling          expired                        → canceling           nothing (already being removed)
 ///     any                conditionsChanged              → same (stored)       nothing, outside downloading/suspended
 ///     any other pair                                    → IllegalTransition   state unchanged
 ///
@@ -194,6 +198,18 @@ public struct DownloadStateMachine: Sendable, Hashable {
         }
     }
 
+    /// The download's own expiry date (`DownloadParameters.expiresAt`, a caching expiry
+    /// independent of the license) passed. † The video is evicted from any state it
+    /// has, as a delete would remove it, with a running transfer stopped first; a
+    /// download already being canceled just finishes its cancel.
+    public mutating func expired() throws(IllegalTransition) -> [DownloadAction] {
+        switch current {
+        case .notDownloaded: throw refusal(.expired)
+        case .canceling: return []
+        default: return move(to: .notDownloaded, cleanup: [.deleteLicense, .deleteMediaFiles])
+        }
+    }
+
     // MARK: Events from the manager and the transfer
 
     /// The manager's queue gave the download a slot. † If a reason holds already, the
@@ -229,8 +245,15 @@ public struct DownloadStateMachine: Sendable, Hashable {
         return move(to: settled)
     }
 
-    /// The license exchange succeeded.
+    /// The license exchange succeeded. † A queued download (`requested`) keeps its
+    /// place and records that it holds its license: `prepareForBackground` exchanges
+    /// licenses for queued downloads too, so that they can start in the background.
     public mutating func licenseAcquired() throws(IllegalTransition) -> [DownloadAction] {
+        if current == .requested {
+            guard needsLicense else { return [] }
+            needsLicense = false
+            return [.persist(snapshot)]
+        }
         guard isActive else { throw refusal(.licenseAcquired) }
         needsLicense = false
         return move(to: settled)

@@ -14,6 +14,7 @@ public enum DownloadEvent: String, Sendable, Hashable, Codable, CaseIterable, Cu
     case cancelRequested
     case cancelFinished
     case deleteRequested
+    case expired
     case restored
 
     /// The raw value, e.g. `slotGranted`.

@@ -85,12 +85,17 @@ public struct StoredParameters: Sendable, Hashable, Codable {
     public var requestedBitrate: Int?
     /// Whether the download may use cellular.
     public var allowsCellular: Bool
+    /// When the download itself expires and is evicted (a caching expiry, independent
+    /// of the license); nil for never. Absent from records written before it existed.
+    public var expiresAt: Date?
 
     /// Creates parameters; by default a purchase at the lowest bitrate, WiFi only.
     public init(
         licenseKind: LicenseRecord.Kind = .purchase, rentalDurationSeconds: Int64? = nil,
-        playDurationSeconds: Int64? = nil, requestedBitrate: Int? = nil, allowsCellular: Bool = false
+        playDurationSeconds: Int64? = nil, requestedBitrate: Int? = nil, allowsCellular: Bool = false,
+        expiresAt: Date? = nil
     ) {
+        self.expiresAt = expiresAt
         self.licenseKind = licenseKind
         self.rentalDurationSeconds = rentalDurationSeconds
         self.playDurationSeconds = playDurationSeconds

@@ -31,6 +31,7 @@ enum Step: Sendable, CustomStringConvertible {
     case cancel
     case cancelFinished
     case delete
+    case expire
     case restore(DownloadStateMachine.Snapshot, after: ProcessTermination)
 
     /// The event this step feeds.
@@ -50,6 +51,7 @@ enum Step: Sendable, CustomStringConvertible {
         case .cancel: .cancelRequested
         case .cancelFinished: .cancelFinished
         case .delete: .deleteRequested
+        case .expire: .expired
         case .restore: .restored
         }
     }
@@ -73,6 +75,7 @@ enum Step: Sendable, CustomStringConvertible {
         case .cancel: try machine.cancelRequested()
         case .cancelFinished: try machine.cancelFinished()
         case .delete: try machine.deleteRequested()
+        case .expire: try machine.expired()
         case .restore(let snapshot, let termination): try machine.restored(snapshot, after: termination)
         }
     }
@@ -80,7 +83,7 @@ enum Step: Sendable, CustomStringConvertible {
     /// One step of each event, for exhaustive tables.
     static let oneOfEach: [Step] = [
         .request(license: false), .preload, .licenseAcquired, .slot, .conditions(.offline), .stall, .retry,
-        .pause, .resume, .complete, .fail(.httpStatus(404)), .cancel, .cancelFinished, .delete,
+        .pause, .resume, .complete, .fail(.httpStatus(404)), .cancel, .cancelFinished, .delete, .expire,
         .restore(.init(state: .downloading), after: .crash),
     ]
 }
@@ -130,19 +133,22 @@ enum Fixture {
 enum LegalEvents {
     static let inFlight: Set<DownloadEvent> = [
         .conditionsChanged, .userPaused, .userResumed, .licenseAcquired, .retryDue, .permanentFailure,
-        .cancelRequested,
+        .cancelRequested, .expired,
     ]
 
     static func of(_ state: DownloadState) -> Set<DownloadEvent> {
         switch state {
         case .notDownloaded: [.downloadRequested, .licensePreloaded, .conditionsChanged, .restored]
-        case .requested: [.slotGranted, .userPaused, .userResumed, .permanentFailure, .cancelRequested, .conditionsChanged]
-        case .licensePreloaded: [.downloadRequested, .deleteRequested, .conditionsChanged]
+        case .requested: [
+            .slotGranted, .userPaused, .userResumed, .permanentFailure, .cancelRequested, .conditionsChanged, .expired,
+            .licenseAcquired,
+        ]
+        case .licensePreloaded: [.downloadRequested, .deleteRequested, .conditionsChanged, .expired]
         case .downloading: inFlight.union([.stalled, .completed])
         case .suspended: inFlight
-        case .downloaded: [.deleteRequested, .conditionsChanged]
-        case .canceling: [.cancelFinished, .cancelRequested, .conditionsChanged]
-        case .failed: [.deleteRequested, .conditionsChanged]
+        case .downloaded: [.deleteRequested, .conditionsChanged, .expired]
+        case .canceling: [.cancelFinished, .cancelRequested, .conditionsChanged, .expired]
+        case .failed: [.deleteRequested, .conditionsChanged, .expired]
         }
     }
 }

@@ -17,7 +17,7 @@ struct EngineFixture {
     func makeManager(
         stallTimeout: Duration = .seconds(3), concurrent: Int = 2, cushion: Int64 = 1 << 20,
         termination: ProcessTermination = .clean, now: @escaping @Sendable () -> Date = { Date() },
-        maximumAttempts: Int? = 5
+        maximumAttempts: Int? = 5, renewalLead: Duration? = nil
     ) async throws -> DownloadManager {
         var configuration = EngineConfiguration(storageDirectory: scratch.path)
         configuration.transport = TransportConfiguration(connectTimeout: .seconds(2), stallTimeout: stallTimeout)
@@ -26,6 +26,7 @@ struct EngineFixture {
         configuration.now = now
         configuration.maximumConcurrentDownloads = concurrent
         configuration.storageCushionBytes = cushion
+        configuration.rentalRenewalLead = renewalLead
         let manager = try DownloadManager(configuration: configuration, path: path)
         await manager.start(after: termination)
         return manager

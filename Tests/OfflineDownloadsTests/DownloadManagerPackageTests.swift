@@ -1,0 +1,149 @@
+import BenchCore
+import FixtureOrigin
+import Foundation
+import HLSPlaylist
+import OfflineDownloads
+import Synchronization
+import Testing
+
+/// What the engine leaves on disk and tells the app: renditions, progress, licenses in
+/// the background, and a package a real player reads.
+@Suite struct DownloadManagerPackageTests {
+    final class Events: Sendable {
+        let all = Mutex<[EngineEvent]>([])
+    }
+
+    @Test func alternateAudioAndSubtitlesAreStoredWithMonotonicProgress() async throws {
+        try await withEngine { fixture in
+            let manager = try await fixture.makeManager()
+            let events = Events()
+            let listener = Task { for await event in manager.events { events.all.withLock { $0.append(event) } } }
+            let token = try await manager.requestDownload(
+                video: try await fixture.video("multilang"),
+                mediaSelections: MediaSelections(audioLanguages: ["fr"], subtitleLanguages: ["de"]))
+            #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            let offline = try #require(await manager.offlineVideo(token))
+            let package = offline.masterPlaylist.deletingLastPathComponent().path
+            for directory in ["video", "audio_fr", "subs_de"] {
+                let files = (try? FileManager.default.contentsOfDirectory(atPath: package + "/" + directory)) ?? []
+                #expect(files.count == 11, "\(directory): \(files.count) files")  // 64 s in 6 s segments
+            }
+            #expect(!FileManager.default.fileExists(atPath: package + "/audio_en"))
+            #expect(offline.subtitles.keys.sorted() == ["de"])
+            let master = try String(contentsOf: offline.masterPlaylist, encoding: .utf8)
+            #expect(master.contains("audio_fr.m3u8") && master.contains("subs_de.m3u8") && !master.contains("http"))
+            await manager.shutdown()
+            listener.cancel()
+            // Progress per selection only grows, and ends at 1 for each.
+            var last: [String: Double] = [:]
+            for case .progress(_, let selection, let fraction) in events.all.withLock({ $0 }) {
+                #expect(fraction >= last[selection, default: 0], "\(selection) went back to \(fraction)")
+                last[selection] = fraction
+            }
+            #expect(last == ["video": 1, "audio_fr": 1, "subs_de": 1])
+        }
+    }
+
+    @Test func noLicenseExchangeInTheBackgroundAndTheDownloadWaitsForTheForeground() async throws {
+        try await withEngine { fixture in
+            let manager = try await fixture.makeManager()
+            await manager.setForeground(false)
+            let token = try await manager.requestDownload(video: try await fixture.video("protected"))
+            #expect(try await manager.wait(for: token) { $0 == .suspended(.awaitingForeground) } == .suspended(.awaitingForeground))
+            #expect(!fixture.server.requestLog.contains { $0.path.hasPrefix("/license") })
+            #expect(!fixture.server.requestLog.contains { $0.path.hasSuffix(".ts") })
+            await manager.setForeground(true)
+            #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            await manager.shutdown()
+        }
+    }
+
+    @Test func prepareForBackgroundReturnsWithEveryLicenseStored() async throws {
+        try await withEngine { fixture in
+            let manager = try await fixture.makeManager(concurrent: 1)
+            let video = try await fixture.video("protected")
+            let tokens = [
+                try await manager.requestDownload(video: video),
+                try await manager.requestDownload(video: video),
+            ]
+            let unfinished = await manager.prepareForBackground()
+            #expect(unfinished.isEmpty, "\(unfinished)")
+            for token in tokens {
+                #expect(await manager.licenseExpiration(token) == .distantFuture, "\(token) has no license")
+            }
+            await manager.setForeground(false)
+            fixture.server.licenseServer.setAppInBackground(true)
+            for token in tokens {
+                #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            }
+            await manager.shutdown()
+        }
+    }
+
+    @Test func prepareForBackgroundSaysWhichLicensesItCouldNotGet() async throws {
+        try await withEngine { fixture in
+            let manager = try await fixture.makeManager(concurrent: 1)
+            // The server already refuses: the harness told it the app is in the background.
+            fixture.server.licenseServer.setAppInBackground(true)
+            let video = try await fixture.video("protected")
+            let first = try await manager.requestDownload(video: video)
+            let second = try await manager.requestDownload(video: video)
+            let unfinished = await manager.prepareForBackground()
+            #expect(Set(unfinished.keys) == [first, second])
+            #expect(unfinished.values.allSatisfy { $0.contains("background") }, "\(unfinished)")
+            let expirations = [await manager.licenseExpiration(first), await manager.licenseExpiration(second)]
+            #expect(expirations == [nil, nil])
+            await manager.shutdown()
+        }
+    }
+
+    @Test func aDownloadInProgressOpensWithWhatIsAlreadyStored() async throws {
+        try await withEngine(sizeScale: 0.2, { configuration in
+            configuration.faultRules = try! FaultRuleSet(rules: [
+                FaultRule(path: "/videos/clear/400k/seg5.ts", fault: .addedTimeToFirstByte(.seconds(30)))
+            ])
+        }) { fixture in
+            let manager = try await fixture.makeManager()
+            let token = try await manager.requestDownload(video: try await fixture.video("clear"))
+            for _ in 0..<1000 where (await manager.status(token)?.progress ?? 0) < 0.3 { try await Task.sleep(for: .milliseconds(10)) }
+            let offline = try #require(await manager.offlineVideo(token))
+            #expect(!offline.playableOffline)
+            #expect(offline.unplayableReason?.contains("not complete") == true, "\(offline.unplayableReason ?? "nil")")
+            // The local playlists exist already and name local files; the stored ones are there.
+            let package = offline.masterPlaylist.deletingLastPathComponent()
+            let master = try MasterPlaylist.parse(try String(contentsOf: offline.masterPlaylist, encoding: .utf8))
+            let variant = try #require(master.variants.first)
+            let media = try MediaPlaylist.parse(
+                try String(contentsOf: package.appendingPathComponent(variant.uri), encoding: .utf8))
+            let mediaDirectory = package.appendingPathComponent(variant.uri).deletingLastPathComponent()
+            let present = media.segments.map { segment in
+                FileManager.default.fileExists(atPath: mediaDirectory.appendingPathComponent(segment.uri).path)
+            }
+            #expect(!media.segments.contains { $0.uri.contains("://") })
+            #expect(present.filter { $0 }.count >= 4, "stored: \(present)")
+            #expect(present.count > 5 && !present[5], "segment 5 is held by the origin and cannot be stored yet")
+            try await manager.cancel(token)
+            await manager.shutdown()
+        }
+    }
+
+    @Test func cancelRemovesTheLicenseAndTheFiles() async throws {
+        try await withEngine(sizeScale: 0.2, { configuration in
+            configuration.faultRules = try! FaultRuleSet(rules: [
+                FaultRule(path: "/videos/protected/400k/seg5.ts", fault: .addedTimeToFirstByte(.seconds(30)))
+            ])
+        }) { fixture in
+            let manager = try await fixture.makeManager()
+            let token = try await manager.requestDownload(video: try await fixture.video("protected"))
+            for _ in 0..<500 where await manager.licenseExpiration(token) == nil { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(await manager.licenseExpiration(token) != nil)
+            try await manager.cancel(token)
+            for _ in 0..<500 where await manager.status(token) != nil { try await Task.sleep(for: .milliseconds(10)) }
+            let status = await manager.status(token)
+            let expiration = await manager.licenseExpiration(token)
+            #expect(status == nil && expiration == nil)
+            #expect(!FileManager.default.fileExists(atPath: fixture.scratch.path + "/packages/\(token)"))
+            await manager.shutdown()
+        }
+    }
+}

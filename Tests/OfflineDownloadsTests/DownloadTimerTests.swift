@@ -1,0 +1,103 @@
+import BenchCore
+import FixtureOrigin
+import Foundation
+import OfflineDownloads
+import Synchronization
+import Testing
+
+/// Time-driven engine behaviour against the real origin: the download's own expiry
+/// (eviction) and the automatic renewal of rentals in the foreground only. Bounds are
+/// generous; the due times themselves are tested with fixed dates in LicenseClientTests.
+@Suite struct DownloadTimerTests {
+    final class Events: Sendable {
+        let all = Mutex<[EngineEvent]>([])
+        func count(_ matches: (EngineEvent) -> Bool) -> Int { all.withLock { $0.filter(matches).count } }
+    }
+
+    static func isRenewed(_ event: EngineEvent) -> Bool {
+        if case .licenseRenewed = event { return true }
+        return false
+    }
+
+    static func isEvicted(_ event: EngineEvent) -> Bool {
+        if case .evicted = event { return true }
+        return false
+    }
+
+    @Test func aDownloadIsEvictedWhenItsOwnExpiryPasses() async throws {
+        try await withEngine { fixture in
+            let manager = try await fixture.makeManager()
+            let events = Events()
+            let listener = Task { for await event in manager.events { events.all.withLock { $0.append(event) } } }
+            let token = try await manager.requestDownload(
+                video: try await fixture.video("protected"),
+                parameters: DownloadParameters(expiresAt: Date().addingTimeInterval(3)))
+            #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            #expect(await manager.status(token)?.expiresAt != nil)
+            let package = fixture.scratch.path + "/packages/\(token)"
+            #expect(FileManager.default.fileExists(atPath: package))
+            for _ in 0..<500 where await manager.status(token) != nil { try await Task.sleep(for: .milliseconds(20)) }
+            let status = await manager.status(token)
+            let license = await manager.licenseExpiration(token)
+            #expect(status == nil && license == nil)
+            #expect(!FileManager.default.fileExists(atPath: package), "the package is still on disk")
+            for _ in 0..<100 where events.count(Self.isEvicted) == 0 { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(events.count(Self.isEvicted) == 1)
+            await manager.shutdown()
+            listener.cancel()
+        }
+    }
+
+    @Test func aDownloadThatExpiredWhileTheAppWasClosedIsEvictedAtStart() async throws {
+        try await withEngine { fixture in
+            let clock = Mutex(Date())
+            let first = try await fixture.makeManager(now: { clock.withLock { $0 } })
+            let token = try await first.requestDownload(
+                video: try await fixture.video("clear"),
+                parameters: DownloadParameters(expiresAt: Date().addingTimeInterval(3600)))
+            #expect(try await first.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            await first.shutdown()
+            // The app comes back a day later.
+            clock.withLock { $0 = $0.addingTimeInterval(86_400) }
+            let second = try await fixture.makeManager(now: { clock.withLock { $0 } })
+            #expect(await second.status(token) == nil)
+            #expect(await second.tokens.isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: fixture.scratch.path + "/packages/\(token)"))
+            await second.shutdown()
+        }
+    }
+
+    @Test func aRentalIsRenewedBeforeItExpiresOnlyInTheForeground() async throws {
+        try await withEngine { fixture in
+            // A 4 s rental renewed 3 s ahead is due at half its life: every ~2 s.
+            let manager = try await fixture.makeManager(renewalLead: .seconds(3))
+            let events = Events()
+            let listener = Task { for await event in manager.events { events.all.withLock { $0.append(event) } } }
+            let token = try await manager.requestDownload(
+                video: try await fixture.video("protected"),
+                parameters: DownloadParameters(licenseTerms: LicenseTerms(kind: .rental, rentalDurationSeconds: 4)))
+            #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            for _ in 0..<500 where events.count(Self.isRenewed) == 0 { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(events.count(Self.isRenewed) >= 1, "no automatic renewal in the foreground")
+
+            // In the background the timers are dropped: no exchange reaches the server.
+            await manager.setForeground(false)
+            try await Task.sleep(for: .milliseconds(200))  // an exchange already in flight may land
+            let licenseRequests = fixture.server.requestLog.filter { $0.path.hasPrefix("/license") }.count
+            let renewedBefore = events.count(Self.isRenewed)
+            try await Task.sleep(for: .seconds(5))
+            #expect(fixture.server.requestLog.filter { $0.path.hasPrefix("/license") }.count == licenseRequests)
+            #expect(events.count(Self.isRenewed) == renewedBefore)
+            #expect(!events.all.withLock { $0 }.contains { if case .licenseFailed = $0 { true } else { false } })
+
+            // Back in the foreground the renewal is due at once (the rental has run out).
+            await manager.setForeground(true)
+            for _ in 0..<500 where events.count(Self.isRenewed) == renewedBefore { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(events.count(Self.isRenewed) > renewedBefore, "no renewal after the return to the foreground")
+            let expiration = try #require(await manager.licenseExpiration(token))
+            #expect(expiration > Date())
+            await manager.shutdown()
+            listener.cancel()
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import BenchCore
+import FixtureOrigin
+import Foundation
+import HLSPlaylist
+import OfflineDownloads
+import Testing
+
+/// A clear real-media video downloaded by the engine plays from its package with no
+/// network: ffprobe reads the local master playlist and ffmpeg decodes it cleanly.
+@Suite struct RealMediaPackageTests {
+    @Test func ffmpegPlaysTheOfflinePackage() async throws {
+        guard let ffmpeg = Self.locate("ffmpeg"), let ffprobe = Self.locate("ffprobe") else {
+            Issue.record("ffmpeg and ffprobe are needed: apt-get install ffmpeg (or DEADZONE_NEEDS_FFMPEG=1 bash .ci/install-deps)")
+            return
+        }
+        let cache = try ScratchDirectory()
+        defer { cache.remove() }
+        let ladder = [
+            VideoVariant(name: "200k", bandwidth: 200_000, averageBandwidth: 180_000,
+                         resolution: Resolution(width: 160, height: 90), codecs: "avc1.42c01e,mp4a.40.2"),
+            VideoVariant(name: "audio", bandwidth: 64_000, averageBandwidth: 60_000, resolution: nil, codecs: "mp4a.40.2"),
+        ]
+        try await withEngine({ configuration in
+            configuration.catalog = CatalogConfiguration(segmentDuration: 4)
+            configuration.videos = [Video(id: "tiny", name: "Tiny", duration: 9, variants: ladder)]
+            configuration.media = .real(RealMediaConfiguration(cacheDirectory: cache.path))
+        }) { fixture in
+            let manager = try await fixture.makeManager()
+            let token = try await manager.requestDownload(video: try await fixture.video("tiny"))
+            #expect(try await manager.wait(for: token, seconds: 60) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            let master = try #require(await manager.offlineVideo(token)).masterPlaylist.path
+            await manager.shutdown()
+            // From here on the origin must see nothing: the package is read from disk only.
+            let requestsBefore = fixture.server.requestLog.count
+            let probe = try Self.run(ffprobe, ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", master])
+            let duration = Double(probe.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            #expect(abs(duration - 9) < 0.3, "ffprobe: \(probe.output) \(probe.errors)")
+            let decode = try Self.run(ffmpeg, ["-nostdin", "-v", "error", "-i", master, "-f", "null", "-"])
+            #expect(decode.status == 0 && decode.errors.isEmpty, "\(decode.errors)")
+            #expect(fixture.server.requestLog.count == requestsBefore, "playing the package went to the network")
+        }
+    }
+
+    static func locate(_ name: String) -> String? {
+        (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
+            .map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+}
