@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "HLSPlaylist", targets: ["HLSPlaylist"]),
         .library(name: "FixtureOrigin", targets: ["FixtureOrigin"]),
         .library(name: "OfflineDownloads", targets: ["OfflineDownloads"]),
+        .library(name: "ResilienceHarness", targets: ["ResilienceHarness"]),
+        .library(name: "BenchReports", targets: ["BenchReports"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -19,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         .systemLibrary(
@@ -61,6 +64,17 @@ let package = Package(
             name: "LinkConditioner",
             dependencies: ["CLibUV", "BenchCore"]
         ),
+        .target(
+            name: "ResilienceHarness",
+            dependencies: ["BenchCore", "HLSPlaylist", "LinkConditioner", "FixtureOrigin", "OfflineDownloads"]
+        ),
+        .target(
+            name: "BenchReports",
+            dependencies: [
+                "BenchCore", "ResilienceHarness", .product(name: "Mustache", package: "swift-mustache"),
+            ],
+            resources: [.copy("Templates")]
+        ),
         .executableTarget(
             name: "bench",
             dependencies: [
@@ -68,6 +82,8 @@ let package = Package(
                 "LinkConditioner",
                 "FixtureOrigin",
                 "OfflineDownloads",
+                "ResilienceHarness",
+                "BenchReports",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -86,6 +102,11 @@ let package = Package(
             dependencies: ["OfflineDownloads", "BenchCore", "HLSPlaylist", "FixtureOrigin", "LinkConditioner"]
         ),
         .testTarget(name: "LinkConditionerTests", dependencies: ["LinkConditioner", "BenchCore", "CLibUV"]),
+        .testTarget(
+            name: "ResilienceHarnessTests",
+            dependencies: ["ResilienceHarness", "BenchCore", "OfflineDownloads", "FixtureOrigin", "LinkConditioner"]
+        ),
+        .testTarget(name: "BenchReportsTests", dependencies: ["BenchReports", "ResilienceHarness", "BenchCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

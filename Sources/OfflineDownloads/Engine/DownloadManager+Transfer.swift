@@ -36,14 +36,14 @@ extension DownloadManager {
     /// in Media3, except while the transfer drains after a failure (`draining`): the
     /// segments already under way finishing says nothing of the failure's cause.
     func segmentStored(
-        _ token: DownloadToken, _ transferID: Int, stream: String, index: Int, bytes: Int64, streamFraction: Double,
-        draining: Bool = false
+        _ token: DownloadToken, _ transferID: Int, stream: String, index: Int, bytes: Int64, uri: String,
+        streamFraction: Double, draining: Bool = false
     ) {
         guard entries[token] != nil else { return }
         if !draining { entries[token]?.retry.bytesFlowed() }
         entries[token]?.completedSegments += 1
         entries[token]?.record.bytesDownloaded += bytes
-        sink.yield(.segmentStored(token, stream: stream, index: index, bytes: bytes))
+        sink.yield(.segmentStored(token, stream: stream, index: index, bytes: bytes, uri: uri))
         let previous = entries[token]?.progress[stream] ?? 0
         if streamFraction > previous {
             entries[token]?.progress[stream] = streamFraction

@@ -44,7 +44,8 @@ public enum EngineEvent: Sendable, Hashable {
     case licenseAcquired(DownloadToken, expiration: Date)
     case licenseRenewed(DownloadToken, expiration: Date)
     case licenseFailed(DownloadToken, reason: String)
-    case segmentStored(DownloadToken, stream: String, index: Int, bytes: Int64)
+    /// A segment was committed and recorded; `uri` is the absolute URL it came from.
+    case segmentStored(DownloadToken, stream: String, index: Int, bytes: Int64, uri: String)
     case finished(DownloadToken, package: URL)
     /// The download's own expiry date passed: its files, license and record are gone
     /// (after `stateChanged` to `notDownloaded`).

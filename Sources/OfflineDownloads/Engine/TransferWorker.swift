@@ -103,7 +103,7 @@ struct TransferWorker: Sendable {
                     let fraction = Double(done[segment.stream] ?? 0) / Double(max(1, totals[segment.stream] ?? 1))
                     await manager.segmentStored(
                         token, transferID, stream: segment.stream, index: segment.index, bytes: segment.bytes,
-                        streamFraction: fraction, draining: failure != nil)
+                        uri: segment.uri, streamFraction: fraction, draining: failure != nil)
                     next()
                 }
             }

@@ -1,0 +1,36 @@
+import BenchCore
+import Foundation
+import OfflineDownloads
+
+/// What the harness did, playing the operating system and the user.
+public enum HarnessEvent: Sendable, Hashable, Codable {
+    /// A scenario began under `profile` with `seed`.
+    case scenarioStarted(name: String, profile: String, seed: UInt64)
+    /// The scenario's script ended (or its time limit passed: `timedOut`).
+    case scenarioFinished(name: String, timedOut: Bool)
+    /// The network path the app was given (the interfaces up, in preference order).
+    case pathGiven(interfaces: [InterfaceKind])
+    /// An interface of the conditioner was taken down (`mode`) or brought up (nil).
+    case interfaceSet(InterfaceKind, up: Bool, mode: DownMode?)
+    /// The app went to the foreground or the background.
+    case lifecycle(foreground: Bool)
+    /// The license server was told the app is (not) in the background.
+    case licenseServerBackground(Bool)
+    /// `prepareForBackground()` returned; `unfinished` names downloads without a license.
+    case preparedForBackground(unfinished: [String])
+    /// The user asked for a download of `video`; the engine answered `download`
+    /// (a token) or refused (`error`).
+    case downloadRequested(video: String, download: String?, allowsCellular: Bool, protected: Bool, error: String?)
+    /// Another user action on a download: pause, resume, cancel, delete.
+    case userAction(action: String, download: String, error: String?)
+    /// The user changed the cellular setting for later downloads.
+    case allowsCellularSet(Bool)
+    /// The harness killed the agent (SIGKILL) because of `reason`.
+    case killed(pid: Int32, reason: String)
+    /// The agent was launched (again), told the previous process ended as `after`.
+    case launched(pid: Int32, after: ProcessTermination)
+    /// The agent exited by itself with `status`.
+    case agentExited(pid: Int32, status: Int32)
+    /// A note for the report (e.g. "trigger progress ≥ 0.5 met").
+    case note(String)
+}

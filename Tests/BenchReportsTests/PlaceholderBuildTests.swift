@@ -1,0 +1,2 @@
+import BenchReports
+import Testing
