@@ -66,7 +66,10 @@ let package = Package(
         ),
         .target(
             name: "ResilienceHarness",
-            dependencies: ["BenchCore", "HLSPlaylist", "LinkConditioner", "FixtureOrigin", "OfflineDownloads"]
+            dependencies: [
+                "BenchCore", "HLSPlaylist", "LinkConditioner", "FixtureOrigin", "OfflineDownloads",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .target(
             name: "BenchReports",

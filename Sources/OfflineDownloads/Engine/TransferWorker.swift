@@ -63,7 +63,7 @@ struct TransferWorker: Sendable {
     }
 
     /// Where the plan is kept in the package, so a relaunch needs no playlist.
-    static let planFile = "plan.json"
+    static let planFile = DownloadPlan.packageFileName
 
     private func ranges(of plan: DownloadPlan) -> Ranges {
         var ranges: Ranges = [:]

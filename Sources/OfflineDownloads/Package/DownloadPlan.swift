@@ -32,6 +32,8 @@ import HLSPlaylist
 public struct DownloadPlan: Sendable, Hashable {
     /// The `SegmentRecord.stream` of key files.
     public static let keyStream = "keys"
+    /// The plan's file in a package directory, kept so a relaunch needs no playlist.
+    public static let packageFileName = "plan.json"
     /// The bits per second assumed for an audio rendition when no audio-only variant of
     /// its group gives a BANDWIDTH (EXT-X-MEDIA has none).
     public static let defaultAudioBandwidth = 128_000

@@ -29,7 +29,9 @@ public struct TraceEntry: Sendable, Equatable, Codable {
 public enum TraceEvent: Sendable, Equatable, Codable {
     /// The link conditioner (interfaces, connections, bytes forwarded, resets).
     case conditioner(ConditionerEvent.Kind)
-    /// A request the origin answered (catalog, playlists, segments, keys).
+    /// A request the origin answered (catalog, playlists, segments, keys). The entry's
+    /// `t` is when the response ended (`startedAtNanoseconds + durationNanoseconds`
+    /// relative to the epoch), so requests order by completion; the start is `t − duration`.
     case origin(OriginRequestRecord)
     /// The license server (requests, issued, renewed and refused licenses); its own
     /// `atNanoseconds` stays absolute (CLOCK_MONOTONIC), the entry's `t` is relative.

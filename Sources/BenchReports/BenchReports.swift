@@ -1,2 +1,0 @@
-/// Writers of a run's reports: `report.json`, `report.html`, `junit.xml`.
-public enum BenchReports {}

@@ -1,0 +1,158 @@
+import Foundation
+import OfflineDownloads
+import ResilienceHarness
+
+/// What `report.mustache` renders: the report as strings, every one XML-legal (the
+/// template escapes `<>&"'` itself). Built by `HTMLReport`; swift-mustache reads the
+/// fields by reflection, so their names are the template's keys.
+struct HTMLReportView {
+    var profile: String
+    var overall: String
+    var overallClass: String
+    var run: [Fact]
+    var versions: [Fact]
+    var machine: [Fact]
+    var verdicts: [VerdictRow]
+    var hasBaseline: Bool
+    var gate: String
+    var gateClass: String
+    var missingScenarios: [Fact]
+    var scenarios: [ScenarioView]
+    var legend: [Fact]
+
+    /// A label and a value (or a CSS class, for legend entries).
+    struct Fact {
+        var key: String
+        var value: String
+    }
+
+    struct VerdictRow {
+        var scenario: String
+        var property: String
+        var outcome: String
+        var outcomeClass: String
+        var summary: String
+        var hasEvidence: Bool
+        var evidenceCount: String
+        var evidence: [Fact]
+    }
+
+    struct ScenarioView {
+        var index: String
+        var name: String
+        var summary: String
+        var status: String
+        var statusClass: String
+        var hasError: Bool
+        var errorText: String
+        var window: String
+        var metrics: [MetricRow]
+        var svg: TimelineSVG
+    }
+
+    struct MetricRow {
+        var name: String
+        var baseline: String
+        var allowed: String
+        var current: String
+        var delta: String
+        var status: String
+        var statusClass: String
+    }
+}
+
+extension HTMLReportView {
+    init(report: RunReport, comparison: GateComparison?, timelines: [TimelineSVG]) {
+        let safe = XMLText.legal
+        profile = safe(report.run.profile)
+        overall = report.passed ? "PASS" : "FAIL"
+        overallClass = report.passed ? "pass" : "fail"
+        run = [
+            Fact(key: "profile", value: safe(report.run.profile)),
+            Fact(key: "profile path", value: safe(report.run.profilePath)),
+            Fact(key: "seed", value: String(report.run.seed)),
+            Fact(key: "started", value: report.run.startedAt.formatted(.iso8601)),
+            Fact(key: "duration", value: MetricComparison.format(report.run.durationSeconds) + " s"),
+            Fact(key: "scenarios", value: String(report.scenarios.count)),
+        ]
+        versions = report.run.versions.sorted { $0.key < $1.key }.map { Fact(key: safe($0.key), value: safe($0.value)) }
+        machine = report.run.machine.sorted { $0.key < $1.key }.map { Fact(key: safe($0.key), value: safe($0.value)) }
+        verdicts = report.scenarios.flatMap { scenario in
+            scenario.verdicts.map { verdict in
+                VerdictRow(
+                    scenario: safe(scenario.name), property: safe(verdict.property),
+                    outcome: verdict.outcome.rawValue.replacingOccurrences(of: "_", with: " "),
+                    outcomeClass: verdict.outcome == .passed ? "pass" : verdict.outcome == .failed ? "fail" : "na",
+                    summary: safe(verdict.summary), hasEvidence: !verdict.evidence.isEmpty,
+                    evidenceCount: String(verdict.evidence.count),
+                    evidence: verdict.evidence.map {
+                        Fact(key: MetricComparison.format(Double($0.t) / 1e9), value: safe($0.text))
+                    })
+            }
+        }
+        hasBaseline = comparison != nil
+        if let comparison {
+            let tally = comparison.lines(baselinePath: "the baseline").last ?? ""
+            gate = (comparison.passed ? "Gate passes: " : "Gate fails: ") + safe(String(tally.dropFirst("gate: ".count)))
+            gateClass = comparison.passed ? "pass" : "fail"
+            missingScenarios = comparison.missingScenarios.map { Fact(key: safe($0), value: "in the baseline, not in the run") }
+        } else {
+            gate = "No baseline given: the metrics are shown without comparison."
+            gateClass = "na"
+            missingScenarios = []
+        }
+        scenarios = zip(report.scenarios.indices, report.scenarios).map { index, scenario in
+            ScenarioView(
+                index: String(index + 1), name: safe(scenario.name), summary: safe(scenario.summary),
+                status: scenario.passed ? "passed" : scenario.error != nil ? "error" : "failed",
+                statusClass: scenario.passed ? "pass" : "fail", hasError: scenario.error != nil,
+                errorText: safe(scenario.error ?? ""),
+                window: MetricComparison.format(Double(scenario.startNanoseconds) / 1e9) + "–"
+                    + MetricComparison.format(Double(scenario.endNanoseconds) / 1e9) + " s",
+                metrics: Self.metricRows(scenario, comparison: comparison),
+                svg: index < timelines.count ? timelines[index] : TimelineSVG(Timeline(entries: [], start: 0, end: 1)))
+        }
+        legend = Self.legend
+    }
+
+    static func metricRows(_ scenario: ScenarioResult, comparison: GateComparison?) -> [MetricRow] {
+        guard let comparison else {
+            return scenario.metrics.figures.sorted { $0.key < $1.key }.map {
+                MetricRow(
+                    name: XMLText.legal($0.key), baseline: "-", allowed: "-", current: MetricComparison.format($0.value),
+                    delta: "-", status: "no baseline", statusClass: "na")
+            }
+        }
+        return comparison.metrics(of: scenario.name).map { row in
+            let allowed: String =
+                switch row.baseline?.direction {
+                case nil: "-"
+                case .informational?: "not gated"
+                case .lowerIsBetter?: "+" + MetricComparison.format(row.baseline?.allowance ?? 0)
+                case .higherIsBetter?: "−" + MetricComparison.format(row.baseline?.allowance ?? 0)
+                }
+            let (status, statusClass): (String, String) =
+                switch row.status {
+                case .withinTolerance: ("✓ within tolerance", "pass")
+                case .improved: ("★ improved", "better")
+                case .regressed: ("✗ regression", "fail")
+                case .missing: ("✗ missing from the run", "fail")
+                case .new: ("+ new (not gated)", "na")
+                case .informational: ("· informational", "na")
+                }
+            return MetricRow(
+                name: XMLText.legal(row.metric), baseline: row.baselineText, allowed: allowed, current: row.currentText,
+                delta: row.deltaText ?? "-", status: status, statusClass: statusClass)
+        }
+    }
+
+    /// Every colour of the timelines, with the CSS class that draws it.
+    static let legend: [Fact] =
+        ["up", "down(reset)", "down(blackhole)", "down(refuse)"].map { Fact(key: "interface \($0)", value: "if-" + TimelineSVG.cssName($0)) }
+        + [Fact(key: "throughput", value: "tp")]
+        + ["foreground", "background"].map { Fact(key: "app \($0)", value: "lc-" + $0) }
+        + (DownloadState.allCases.filter { $0 != .notDownloaded }.map(\.description) + [Timeline.agentDown]).map {
+            Fact(key: $0, value: "st-" + TimelineSVG.cssName($0))
+        }
+        + Timeline.Marker.Kind.allCases.map { Fact(key: "agent \($0.rawValue)", value: "mk-\($0.rawValue)") }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import ResilienceHarness
+
+/// `junit.xml`: the verdicts in the JUnit XML form CI systems display.
+///
+/// One `<testsuite>` per scenario, one `<testcase>` per verdict (`classname` the
+/// scenario, `name` the property): a failed verdict carries a `<failure>` whose
+/// message is the summary and whose body lists the evidence (`12.345 s  text`); a
+/// not-applicable one is `<skipped message="not applicable: …"/>`; a scenario that
+/// could not run to its end adds a testcase `scenario-run` with an `<error>`.
+/// Stateless; call from any thread.
+public enum JUnitReport {
+    /// The file name inside a run's report directory.
+    public static let fileName = "junit.xml"
+    /// The testcase name of a scenario's `error`.
+    public static let scenarioErrorCaseName = "scenario-run"
+
+    /// The document for `report`.
+    public static func render(_ report: RunReport) -> String {
+        let verdicts = report.scenarios.flatMap(\.verdicts)
+        var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
+        xml += "<testsuites" + attributes([
+            ("name", "deadzone \(report.run.profile)"),
+            ("tests", String(verdicts.count + report.scenarios.filter { $0.error != nil }.count)),
+            ("failures", String(verdicts.filter(\.failed).count)),
+            ("errors", String(report.scenarios.filter { $0.error != nil }.count)),
+            ("skipped", String(verdicts.filter { $0.outcome == .notApplicable }.count)),
+            ("time", seconds(report.run.durationSeconds)),
+        ]) + ">\n"
+        for scenario in report.scenarios { xml += suite(scenario, startedAt: report.run.startedAt) }
+        xml += "</testsuites>\n"
+        return xml
+    }
+
+    private static func suite(_ scenario: ScenarioResult, startedAt: Date) -> String {
+        let errors = scenario.error == nil ? 0 : 1
+        var xml = "  <testsuite" + attributes([
+            ("name", scenario.name),
+            ("tests", String(scenario.verdicts.count + errors)),
+            ("failures", String(scenario.verdicts.filter(\.failed).count)),
+            ("errors", String(errors)),
+            ("skipped", String(scenario.verdicts.filter { $0.outcome == .notApplicable }.count)),
+            ("time", seconds(Double(scenario.endNanoseconds &- scenario.startNanoseconds) / 1e9)),
+            ("timestamp", startedAt.formatted(.iso8601)),
+        ]) + ">\n"
+        for verdict in scenario.verdicts { xml += testcase(verdict, scenario: scenario.name) }
+        if let error = scenario.error {
+            xml += "    <testcase" + attributes([("classname", scenario.name), ("name", scenarioErrorCaseName)]) + ">\n"
+            xml += "      <error" + attributes([("message", error), ("type", "scenarioError")]) + ">"
+            xml += XMLText.content(error) + "</error>\n"
+            xml += "    </testcase>\n"
+        }
+        xml += "  </testsuite>\n"
+        return xml
+    }
+
+    private static func testcase(_ verdict: Verdict, scenario: String) -> String {
+        let open = "    <testcase" + attributes([("classname", scenario), ("name", verdict.property)])
+        switch verdict.outcome {
+        case .passed:
+            return open + ">\n      <system-out>" + XMLText.content(body(verdict)) + "</system-out>\n    </testcase>\n"
+        case .notApplicable:
+            return open + ">\n      <skipped" + attributes([("message", "not applicable: \(verdict.summary)")])
+                + "/>\n    </testcase>\n"
+        case .failed:
+            return open + ">\n      <failure" + attributes([("message", verdict.summary), ("type", "propertyFailed")])
+                + ">" + XMLText.content(body(verdict)) + "</failure>\n    </testcase>\n"
+        }
+    }
+
+    /// The summary, then one line per piece of evidence.
+    static func body(_ verdict: Verdict) -> String {
+        ([verdict.summary] + verdict.evidence.map { "\(seconds(Double($0.t) / 1e9)) s  \($0.text)" })
+            .joined(separator: "\n")
+    }
+
+    private static func attributes(_ pairs: [(String, String)]) -> String {
+        pairs.map { " \($0.0)=\"\(XMLText.attribute($0.1))\"" }.joined()
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        value.isFinite ? String(format: "%.3f", value) : "0"
+    }
+}

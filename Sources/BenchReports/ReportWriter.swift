@@ -1,0 +1,165 @@
+import Foundation
+import ResilienceHarness
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Writes a run's report directory (`Reports/<run>/`): `report.json`, `trace.jsonl`,
+/// `junit.xml` and `report.html`, in that order.
+///
+/// Called by the runner (or `bench report`) once a run has ended, on whatever thread
+/// it is on; it blocks on file I/O. It creates the directory, writes each file under a
+/// temporary name in it, flushes it to disk and renames it into place, so a file is
+/// either absent, the previous version, or complete. If one fails (full disk, no
+/// permission, the template missing) it stops with a `ReportWriterError` naming the
+/// file: the files written before stay, the temporary one is removed.
+public struct ReportWriter: Sendable {
+    /// Creates a writer.
+    public init() {}
+
+    /// Writes the four files into `directory` and returns where they are.
+    @discardableResult
+    public func write(
+        _ report: RunReport, trace: [TraceEntry], comparison: GateComparison? = nil, to directory: URL
+    ) throws(ReportWriterError) -> ReportFiles {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw .cannotCreateDirectory(path: directory.path, reason: Self.reason(error))
+        }
+        let files = ReportFiles(directory: directory)
+
+        let json: Data
+        do { json = try ReportJSON.encode(report) } catch { throw .cannotRender(path: files.reportJSON.path, reason: error.description) }
+        try place(files.reportJSON) { url throws(ReportWriterError) in try Self.writeData(json, to: url) }
+
+        try place(files.traceJSONL) { url throws(ReportWriterError) in
+            try Self.writeTrace(trace, to: url, named: files.traceJSONL.path)
+        }
+
+        let junit = Data(JUnitReport.render(report).utf8)
+        try place(files.junitXML) { url throws(ReportWriterError) in try Self.writeData(junit, to: url) }
+
+        let html: Data
+        do { html = Data(try HTMLReport.render(report, trace: trace, comparison: comparison).utf8) } catch {
+            throw .cannotRender(path: files.reportHTML.path, reason: error.description)
+        }
+        try place(files.reportHTML) { url throws(ReportWriterError) in try Self.writeData(html, to: url) }
+        Self.syncDirectory(directory)
+        return files
+    }
+
+    /// Writes through `body` to a temporary name beside `destination`, then renames it.
+    private func place(_ destination: URL, _ body: (URL) throws(ReportWriterError) -> Void) throws(ReportWriterError) {
+        let temporary = destination.deletingLastPathComponent()
+            .appendingPathComponent(".\(destination.lastPathComponent).\(getpid()).tmp")
+        do {
+            try body(temporary)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            if case .cannotWrite = error { throw .cannotWrite(path: destination.path, reason: error.reason) }
+            throw error
+        }
+        guard rename(temporary.path, destination.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            throw .cannotWrite(path: destination.path, reason: reason)
+        }
+    }
+
+    /// Writes `data` to a new file at `url` and flushes it to disk.
+    private static func writeData(_ data: Data, to url: URL) throws(ReportWriterError) {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw .cannotWrite(path: url.path, reason: "cannot create the file")
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: url)
+            defer { try? handle.close() }
+            try handle.write(contentsOf: data)
+            try handle.synchronize()
+        } catch {
+            throw .cannotWrite(path: url.path, reason: reason(error))
+        }
+    }
+
+    /// Writes the trace to `url`; errors name `path`, where the file is going.
+    private static func writeTrace(_ trace: [TraceEntry], to url: URL, named path: String) throws(ReportWriterError) {
+        do { try TraceFile.write(trace, to: url) } catch {
+            switch error {
+            case let .unencodable(reason): throw .cannotRender(path: path, reason: reason)
+            case let .unwritable(_, reason): throw .cannotWrite(path: path, reason: reason)
+            default: throw .cannotWrite(path: path, reason: error.description)
+            }
+        }
+    }
+
+    /// Flushes the directory's entries (the renames) to disk; best effort.
+    private static func syncDirectory(_ directory: URL) {
+        let descriptor = open(directory.path, O_RDONLY)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        _ = close(descriptor)
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        let error = error as NSError
+        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain,
+            let code = POSIXErrorCode(rawValue: Int32(underlying.code))
+        {
+            return String(cString: strerror(code.rawValue))
+        }
+        return error.localizedDescription
+    }
+}
+
+/// Where `ReportWriter` put a run's files.
+public struct ReportFiles: Sendable, Hashable {
+    public var directory: URL
+    public var reportJSON: URL { directory.appendingPathComponent(ReportJSON.fileName) }
+    public var traceJSONL: URL { directory.appendingPathComponent(TraceFile.fileName) }
+    public var junitXML: URL { directory.appendingPathComponent(JUnitReport.fileName) }
+    public var reportHTML: URL { directory.appendingPathComponent(HTMLReport.fileName) }
+
+    /// The files of the report directory `directory`.
+    public init(directory: URL) {
+        self.directory = directory
+    }
+}
+
+/// Why a report directory could not be written; each names the path and what to do.
+/// Files written before the failure stay.
+public enum ReportWriterError: Error, Sendable, Hashable, CustomStringConvertible {
+    case cannotCreateDirectory(path: String, reason: String)
+    /// Writing or renaming the file failed (full disk, permissions, a read-only file system).
+    case cannotWrite(path: String, reason: String)
+    /// The content could not be made (a missing template, a value JSON cannot carry).
+    case cannotRender(path: String, reason: String)
+
+    /// The path the error is about.
+    public var path: String {
+        switch self {
+        case let .cannotCreateDirectory(path, _), let .cannotWrite(path, _), let .cannotRender(path, _): path
+        }
+    }
+
+    var reason: String {
+        switch self {
+        case let .cannotCreateDirectory(_, reason), let .cannotWrite(_, reason), let .cannotRender(_, reason): reason
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .cannotCreateDirectory(path, reason):
+            "cannot create the report directory \(path) (\(reason)): check that its parent is a writable directory, "
+                + "or choose another report directory"
+        case let .cannotWrite(path, reason):
+            "cannot write \(path) (\(reason)): check free space and permissions; the report files written before it are kept"
+        case let .cannotRender(path, reason):
+            "cannot make \(path): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+
+/// A run compared with the baseline: what `bench gate` decides on and `report.html`
+/// shows. A pure value computed from a `RunReport` and a `Baseline`; made by the
+/// `bench` command (or the runner) and handed to the report writers.
+///
+/// The gate fails on any property failure, scenario error, metric regression beyond
+/// its allowance, metric or scenario of the baseline missing from the run. New
+/// metrics and informational ones never fail it.
+public struct GateComparison: Sendable, Hashable, Codable {
+    /// Every failed verdict of the run, in report order.
+    public var propertyFailures: [PropertyFailure]
+    /// Scenarios that could not run to their end, with the harness's message.
+    public var scenarioErrors: [ScenarioError]
+    /// One row per metric of the run or of the baseline, for every scenario the run has,
+    /// in report order then by metric name.
+    public var metrics: [MetricComparison]
+    /// Scenarios of the baseline that the run does not have, sorted.
+    public var missingScenarios: [String]
+
+    /// Compares `report` with `baseline`.
+    public init(report: RunReport, baseline: Baseline) {
+        propertyFailures = report.scenarios.flatMap { scenario in
+            scenario.verdicts.filter(\.failed).map {
+                PropertyFailure(scenario: scenario.name, property: $0.property, summary: $0.summary)
+            }
+        }
+        scenarioErrors = report.scenarios.compactMap { scenario in
+            scenario.error.map { ScenarioError(scenario: scenario.name, message: $0) }
+        }
+        metrics = report.scenarios.flatMap { scenario in
+            let current = scenario.metrics.figures
+            let accepted = baseline.scenarios[scenario.name] ?? [:]
+            return Set(current.keys).union(accepted.keys).sorted().map { name in
+                MetricComparison(scenario: scenario.name, metric: name, baseline: accepted[name], current: current[name])
+            }
+        }
+        let ran = Set(report.scenarios.map(\.name))
+        missingScenarios = baseline.scenarios.keys.filter { !ran.contains($0) }.sorted()
+    }
+
+    /// Metrics worse than the baseline beyond their allowance.
+    public var regressions: [MetricComparison] { metrics.filter { $0.status == .regressed } }
+    /// Metrics of the baseline that the run did not produce.
+    public var missingMetrics: [MetricComparison] { metrics.filter { $0.status == .missing } }
+    /// Metrics of the run that the baseline does not have (listed; they do not fail).
+    public var newMetrics: [MetricComparison] { metrics.filter { $0.status == .new } }
+
+    /// The rows of one scenario.
+    public func metrics(of scenario: String) -> [MetricComparison] { metrics.filter { $0.scenario == scenario } }
+
+    /// Whether the gate passes.
+    public var passed: Bool {
+        propertyFailures.isEmpty && scenarioErrors.isEmpty && regressions.isEmpty && missingMetrics.isEmpty
+            && missingScenarios.isEmpty
+    }
+
+    /// A failed verdict, as the gate lists it.
+    public struct PropertyFailure: Sendable, Hashable, Codable {
+        public var scenario: String
+        public var property: String
+        public var summary: String
+
+        public init(scenario: String, property: String, summary: String) {
+            self.scenario = scenario
+            self.property = property
+            self.summary = summary
+        }
+    }
+
+    /// A scenario that could not run to its end.
+    public struct ScenarioError: Sendable, Hashable, Codable {
+        public var scenario: String
+        public var message: String
+
+        public init(scenario: String, message: String) {
+            self.scenario = scenario
+            self.message = message
+        }
+    }
+}
+
+/// One metric of one scenario against its baseline.
+public struct MetricComparison: Sendable, Hashable, Codable {
+    public var scenario: String
+    /// The name in `ScenarioMetrics.figures`, e.g. `time_to_complete_s`.
+    public var metric: String
+    /// The accepted value and allowance; nil for a metric new to the baseline.
+    public var baseline: MetricBaseline?
+    /// The run's value; nil when the run did not produce the metric.
+    public var current: Double?
+    public var status: Status
+
+    /// How a metric compares.
+    public enum Status: String, Sendable, Hashable, Codable {
+        /// Worse than the baseline, within the allowance.
+        case withinTolerance
+        /// Better than the baseline by more than the allowance: consider updating it.
+        case improved
+        /// Worse than the baseline beyond the allowance: fails the gate.
+        case regressed
+        /// In the baseline, not in the run: fails the gate.
+        case missing
+        /// In the run, not in the baseline: listed, does not fail.
+        case new
+        /// Direction `informational`: shown, never gated.
+        case informational
+    }
+
+    /// Compares one figure.
+    public init(scenario: String, metric: String, baseline: MetricBaseline?, current: Double?) {
+        self.scenario = scenario
+        self.metric = metric
+        self.baseline = baseline
+        self.current = current
+        status =
+            switch (baseline, current) {
+            case (nil, _): .new
+            case (_?, nil): .missing
+            case let (baseline?, current?):
+                if baseline.direction == .informational {
+                    .informational
+                } else if baseline.isRegression(current) {
+                    .regressed
+                } else if baseline.isImprovement(current), abs(current - baseline.value) > baseline.allowance {
+                    .improved
+                } else {
+                    .withinTolerance
+                }
+            }
+    }
+
+    /// `current - baseline`, in the metric's unit; nil unless both exist.
+    public var delta: Double? {
+        guard let baseline, let current else { return nil }
+        return current - baseline.value
+    }
+
+    /// The delta in percent of the baseline; nil when the baseline is 0 (use `delta`).
+    public var deltaPercent: Double? {
+        guard let delta, let baseline, baseline.value != 0 else { return nil }
+        return delta / abs(baseline.value) * 100
+    }
+}

@@ -1,0 +1,175 @@
+import BenchCore
+import OfflineDownloads
+
+extension Property {
+    /// `auto-suspend-on-disconnect` (DESIGN.md §5, property 1).
+    ///
+    /// For each download and each of its outages (no interface it may use is up; any
+    /// down mode) that began while it was `downloading` or network-suspended:
+    /// - a `downloading` one reaches `suspended(network)` (or `suspended(cellularNotAllowed)`)
+    ///   within `suspendBound` of the start; excused when it finished first, the agent
+    ///   was killed within the bound, or the outage (as observed) was shorter than the bound;
+    /// - within `resumeBound` of the outage's end it is `downloading` (or `downloaded`);
+    ///   excused when then suspended for the user, storage or the foreground, canceled,
+    ///   killed, out again (next outage) or the trace ended first;
+    /// - it never enters `failed` at or after the first such outage (unless a launch
+    ///   after a force-quit or reboot came in between: crash-recovery judges that);
+    /// - when an outage ended, its final state is `downloaded` (unless canceled or deleted).
+    public static let autoSuspendOnDisconnect = Property(
+        id: "auto-suspend-on-disconnect",
+        description: "Downloads suspend for the network within a bound of losing their last allowed interface, "
+            + "never fail, and resume and complete once it returns."
+    ) { trace, context in
+        var rule = AutoSuspendRule(trace: trace, context: context)
+        return rule.judge()
+    }
+}
+
+/// The rule of `auto-suspend-on-disconnect`, one check per function.
+private struct AutoSuspendRule {
+    let trace: ScenarioTrace
+    let context: PropertyContext
+    var findings = PropertyFindings("auto-suspend-on-disconnect")
+
+    mutating func judge() -> Verdict {
+        let responses = trace.outageResponses.filter(\.isInvolved)
+        for response in responses {
+            findings.checkedOne()
+            checkSuspension(response)
+            checkResumption(response)
+        }
+        for token in Set(responses.map(\.download.token)).sorted() {
+            let own = responses.filter { $0.download.token == token }
+            guard let first = own.first else { continue }
+            checkNoFailure(first.download, since: first.outage)
+            if own.contains(where: { $0.outage.end != nil }) { checkCompletion(first.download) }
+        }
+        let downloads = Set(responses.map(\.download.token)).count
+        let worstSuspend = responses.compactMap(\.suspendLatency).max()
+        let worstResume = responses.compactMap(\.resumeLatency).max()
+        let figures = "\(Wording.count(responses.count, "outage response")) of \(Wording.count(downloads, "download")); "
+            + "worst suspend \(worstSuspend.map(Wording.seconds) ?? "n/a") (bound \(Wording.bound(context.suspendBound))), "
+            + "worst resume \(worstResume.map(Wording.seconds) ?? "n/a") (bound \(Wording.bound(context.resumeBound)))"
+        return findings.verdict(
+            passed: "Every download suspended, held and resumed as required: \(figures).",
+            failed: "\(Wording.count(findings.violations.count, "violation")) (\(figures)); first: \(Wording.first(findings)).",
+            notApplicable: "No download was transferring when it lost its last allowed interface.")
+    }
+
+    private mutating func checkSuspension(_ response: OutageResponse) {
+        guard response.wasDownloading else { return }
+        let token = response.download.token
+        let outage = response.outage
+        let bound = context.suspendBound.nanoseconds
+        if let suspension = response.suspension {
+            let latency = suspension.t - outage.start
+            let text = "download \(token) \(suspension.from) → \(suspension.to) \(Wording.seconds(latency)) after "
+                + "\(outage.startCause) at \(Wording.time(outage.start))"
+            if latency <= bound {
+                findings.support(suspension.t, text)
+            } else {
+                findings.violation(suspension.t, text + ", beyond the \(Wording.bound(context.suspendBound)) bound")
+            }
+            return
+        }
+        if let excuse = suspensionExcuse(response) {
+            findings.support(outage.start, "download \(token): \(outage.startCause); \(excuse)")
+            return
+        }
+        let state = response.download.state(atOrBefore: outage.start.plus(bound)).map { "\($0)" } ?? "unknown"
+        findings.violation(
+            outage.start,
+            "\(outage.startCause) left download \(token) without an allowed interface; it did not reach "
+                + "suspended(network) within \(Wording.bound(context.suspendBound)) (state then: \(state))")
+    }
+
+    /// Why a download that was transferring need not have suspended, if it need not.
+    private func suspensionExcuse(_ response: OutageResponse) -> String? {
+        let outage = response.outage
+        let deadline = outage.start.plus(context.suspendBound.nanoseconds)
+        let next = response.download.firstChange(from: outage.start) { _ in true }
+        if let next, next.to == .downloaded, next.t <= deadline {
+            return "it finished (→ downloaded) \(Wording.seconds(next.t - outage.start)) later, before it had to suspend"
+        }
+        if let kill = trace.kills(from: outage.start, through: deadline).first {
+            return "the agent was killed at \(Wording.time(kill.t)), within the suspend bound"
+        }
+        let length = outage.length(traceEnd: trace.end)
+        if length < context.suspendBound.nanoseconds {
+            return "the outage lasted \(Wording.seconds(length)), shorter than the \(Wording.bound(context.suspendBound)) bound"
+        }
+        return nil
+    }
+
+    private mutating func checkResumption(_ response: OutageResponse) {
+        guard let end = response.outage.end else { return }
+        let token = response.download.token
+        let cause = response.outage.endCause ?? "an allowed interface up"
+        if let resumption = response.resumption, let latency = response.resumeLatency,
+            latency <= context.resumeBound.nanoseconds
+        {
+            let what = resumption.t <= end
+                ? "was still \(resumption.to) when \(cause)"
+                : "\(resumption.from) → \(resumption.to) \(Wording.seconds(latency)) after \(cause)"
+            findings.support(max(resumption.t, end), "download \(token) \(what)")
+            return
+        }
+        if let excuse = resumptionExcuse(response, end: end) {
+            findings.support(end, "download \(token): \(cause); \(excuse)")
+            return
+        }
+        let late = response.resumeLatency.map { " (it did \(Wording.seconds($0)) later)" } ?? ""
+        findings.violation(
+            end,
+            "\(cause) at \(Wording.time(end)), but download \(token) was not downloading within "
+                + "\(Wording.bound(context.resumeBound))\(late)")
+    }
+
+    /// Why a download need not have resumed within the bound, if it need not.
+    private func resumptionExcuse(_ response: OutageResponse, end: UInt64) -> String? {
+        let deadline = end.plus(context.resumeBound.nanoseconds)
+        if let next = response.nextOutageStart, next <= deadline {
+            return "it lost its interfaces again at \(Wording.time(next)), before the resume bound"
+        }
+        if let kill = trace.kills(from: end, through: deadline).first {
+            return "the agent was killed at \(Wording.time(kill.t)), within the resume bound"
+        }
+        if trace.end < deadline, response.resumption == nil {
+            return "the trace ended \(Wording.seconds(trace.end - end)) later, before the resume bound"
+        }
+        let state = response.download.state(atOrBefore: deadline)
+        let otherReasons: [DownloadState] = [.suspended(.user), .suspended(.storage), .suspended(.awaitingForeground)]
+        if let state, otherReasons.contains(state) || state == .canceling || state == .notDownloaded {
+            return "it was \(state) then, which the network does not decide"
+        }
+        return nil
+    }
+
+    private mutating func checkNoFailure(_ download: TracedDownload, since outage: TraceInterval) {
+        for failure in download.changes where failure.t >= outage.start && failure.to == .failed {
+            let lost = trace.launches.first { $0.after.losesDownloadsInFlight && $0.t >= outage.start && $0.t <= failure.t }
+            if let lost {
+                findings.support(failure.t, "download \(download.token) → failed after the launch after \(lost.after) at "
+                    + "\(Wording.time(lost.t)) (crash-recovery judges it)")
+                continue
+            }
+            findings.violation(
+                failure.t,
+                "download \(download.token) \(failure.from) → failed, at or after \(outage.startCause) at "
+                    + "\(Wording.time(outage.start)); an outage must never fail a download")
+        }
+    }
+
+    private mutating func checkCompletion(_ download: TracedDownload) {
+        let final = download.changes.last
+        if final?.to == .downloaded || final?.to == .failed { return }
+        let userEnded = trace.userActions.contains {
+            $0.download == download.token && ["cancel", "delete"].contains($0.action)
+        }
+        if userEnded { return }
+        findings.violation(
+            final?.t ?? download.requestedAt,
+            "download \(download.token) ended \(final.map { "\($0.to)" } ?? "without a state"), not downloaded, "
+                + "after its outage ended")
+    }
+}

@@ -1,0 +1,131 @@
+import BenchCore
+import OfflineDownloads
+
+extension Property {
+    /// `cellular-policy` (DESIGN.md §5, property 2).
+    ///
+    /// Requests are attributed to downloads by video id (`/videos/{video}/…`), from the
+    /// download's request on; scenarios use a distinct video per download, and a video
+    /// requested by one download allowed cellular and one not is reported as not
+    /// attributable instead of judged.
+    /// - A download not allowed cellular: no origin request of its video comes through
+    ///   `cellular`; and in every span with only cellular up that lasts longer than
+    ///   `suspendBound`, it is not `downloading` from `suspendBound` after the span's start.
+    /// - A download allowed cellular: never `suspended(cellularNotAllowed)`; and in every
+    ///   span with only cellular up that lasts at least `resumeBound`, begun while it was
+    ///   `downloading` or `suspended(network)`, at least one request of its video comes
+    ///   through `cellular`.
+    public static let cellularPolicy = Property(
+        id: "cellular-policy",
+        description: "Downloads not allowed cellular move no bytes over it and stay suspended while only cellular "
+            + "is up; downloads allowed it keep fetching over cellular when WiFi is down."
+    ) { trace, context in
+        var rule = CellularPolicyRule(trace: trace, context: context)
+        return rule.judge()
+    }
+}
+
+private struct CellularPolicyRule {
+    let trace: ScenarioTrace
+    let context: PropertyContext
+    var findings = PropertyFindings("cellular-policy")
+    var cellularBytes = 0
+
+    mutating func judge() -> Verdict {
+        for download in trace.downloads {
+            if download.allowsCellular { judgeAllowed(download) } else { judgeForbidden(download) }
+        }
+        return findings.verdict(
+            passed: "Cellular policy held for \(Wording.count(findings.checked, "check")); "
+                + "\(cellularBytes) bytes went over cellular, all for downloads allowed it.",
+            failed: "\(Wording.count(findings.violations.count, "violation")) of the cellular policy; first: "
+                + "\(Wording.first(findings)).",
+            notApplicable: "No download met cellular: it was never up while one ran and nothing went over it.")
+    }
+
+    private func cellularRequests(_ download: TracedDownload) -> [TracedOriginRequest] {
+        trace.originRequests(forVideo: download.video).filter {
+            $0.record.interface == InterfaceKind.cellular.rawValue && $0.start >= download.requestedAt
+        }
+    }
+
+    // MARK: Not allowed cellular
+
+    private mutating func judgeForbidden(_ download: TracedDownload) {
+        let sharing = trace.downloads.contains { $0.video == download.video && $0.allowsCellular }
+        if sharing {
+            findings.support(download.requestedAt, "download \(download.token): video \(download.video) is also "
+                + "downloaded with cellular allowed; its requests cannot be attributed")
+        } else {
+            judgeForbiddenBytes(download)
+        }
+        for span in trace.interfaces.cellularOnly where span.length(traceEnd: trace.end) > context.suspendBound.nanoseconds {
+            judgeForbiddenState(download, during: span)
+        }
+    }
+
+    private mutating func judgeForbiddenBytes(_ download: TracedDownload) {
+        let cellularUp = trace.interfaces.up(at: download.requestedAt).contains(.cellular)
+            || trace.interfaces.steps.contains { $0.t > download.requestedAt && $0.up.contains(.cellular) }
+        let offending = cellularRequests(download)
+        guard cellularUp || !offending.isEmpty else { return }
+        findings.checkedOne()
+        for request in offending {
+            findings.violation(request.start, "origin \(request.record.method) \(request.path) over cellular "
+                + "(\(request.record.bytesSent) bytes) for download \(download.token), which may not use cellular")
+        }
+        if offending.isEmpty {
+            let total = trace.originRequests(forVideo: download.video).count
+            findings.support(download.requestedAt, "download \(download.token) (cellular not allowed): 0 of "
+                + "\(Wording.count(total, "origin request")) for video \(download.video) over cellular")
+        }
+    }
+
+    private mutating func judgeForbiddenState(_ download: TracedDownload, during span: TraceInterval) {
+        let grace = span.start.plus(context.suspendBound.nanoseconds)
+        let stateAtGrace = download.state(atOrBefore: grace)
+        let restarted = download.changes.first { change in
+            change.t > grace && span.contains(change.t) && change.to == .downloading
+        }
+        if stateAtGrace == .downloading {
+            findings.checkedOne()
+            findings.violation(grace, "download \(download.token) (cellular not allowed) still downloading "
+                + "\(Wording.bound(context.suspendBound)) after only cellular was up "
+                + "(\(span.startCause) at \(Wording.time(span.start)))")
+        } else if let restarted {
+            findings.checkedOne()
+            findings.violation(restarted.t, "download \(download.token) (cellular not allowed) \(restarted.from) → "
+                + "downloading while only cellular was up (since \(Wording.time(span.start)))")
+        } else if let state = stateAtGrace, state.suspensionReason != nil {
+            findings.checkedOne()
+            findings.support(grace, "download \(download.token) \(state) while only cellular was up "
+                + "(since \(Wording.time(span.start)))")
+        }
+    }
+
+    // MARK: Allowed cellular
+
+    private mutating func judgeAllowed(_ download: TracedDownload) {
+        for change in download.changes where change.to == .suspended(.cellularNotAllowed) {
+            findings.checkedOne()
+            findings.violation(change.t, "download \(download.token) (cellular allowed) \(change.from) → \(change.to)")
+        }
+        let requests = cellularRequests(download)
+        cellularBytes = requests.reduce(cellularBytes) { $0.plus($1.record.bytesSent) }
+        for span in trace.interfaces.cellularOnly where span.length(traceEnd: trace.end) >= context.resumeBound.nanoseconds {
+            let state = download.state(before: span.start)
+            guard state == .downloading || state == .suspended(.network) else { continue }
+            findings.checkedOne()
+            let during = requests.filter { span.contains($0.start) }
+            if during.isEmpty {
+                findings.violation(span.start, "\(span.startCause): download \(download.token) (cellular allowed, "
+                    + "\(state.map { "\($0)" } ?? "")) fetched nothing over cellular in the "
+                    + "\(Wording.seconds(span.length(traceEnd: trace.end))) with only cellular up")
+            } else {
+                let bytes = during.reduce(0) { $0.plus($1.record.bytesSent) }
+                findings.support(during[0].start, "download \(download.token) (cellular allowed) fetched "
+                    + "\(Wording.count(during.count, "request")) (\(bytes) bytes) over cellular while WiFi was down")
+            }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+extension Property {
+    /// `offline-playback`.
+    ///
+    /// Every inspection of a `downloaded` download (by the inspection's own `state`, or
+    /// the last reported one) made while no interface is up says `playable == true` and
+    /// `packageComplete == true`. An inspection that refuses because the license
+    /// expired is left to `expired-rental-refuses-playback`. Not applicable when no
+    /// downloaded video was inspected with every interface down.
+    public static let offlinePlayback = Property(
+        id: "offline-playback",
+        description: "A downloaded video plays with every interface down: it is playable and its package is complete."
+    ) { trace, _ in
+        var findings = PropertyFindings("offline-playback")
+        for inspection in trace.inspections where trace.interfaces.up(at: inspection.t).isEmpty {
+            judgeOffline(inspection, trace, &findings)
+        }
+        return findings.verdict(
+            passed: "\(Wording.count(findings.checked, "offline inspection")) of downloaded videos: playable and complete.",
+            failed: "\(Wording.count(findings.violations.count, "downloaded video")) would not play offline; first: "
+                + "\(Wording.first(findings)).",
+            notApplicable: "No downloaded video was inspected while every interface was down.")
+    }
+
+    private static func judgeOffline(_ found: TracedInspection, _ trace: ScenarioTrace, _ findings: inout PropertyFindings) {
+        let inspection = found.inspection
+        let reported = trace.stateChanges[inspection.download]?.last { $0.t <= found.t }?.to
+        guard (inspection.state ?? reported) == .downloaded else { return }
+        let name = "inspection of download \(inspection.download) with no interface up"
+        if !inspection.playable, inspection.unplayableReason == "license expired" {
+            findings.support(found.t, "\(name): license expired (judged by expired-rental-refuses-playback)")
+            return
+        }
+        findings.checkedOne()
+        var problems: [String] = []
+        if !inspection.playable { problems.append("not playable (\(inspection.unplayableReason ?? "no reason given"))") }
+        if !inspection.packageComplete { problems.append("package incomplete (a playlist names a missing file)") }
+        if problems.isEmpty {
+            findings.support(found.t, "\(name): playable, package complete")
+        } else {
+            findings.violation(found.t, "\(name): " + problems.joined(separator: "; "))
+        }
+    }
+}

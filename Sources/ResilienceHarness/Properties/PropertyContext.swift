@@ -1,0 +1,44 @@
+import Foundation
+
+/// What properties are judged against besides the trace: bounds, and the origin's
+/// hash manifest. Made by the runner (from the scenario and the origin) once per
+/// scenario; a plain `Sendable` value, defaults as DESIGN.md §5 states them.
+public struct PropertyContext: Sendable, Hashable {
+    /// How soon after the last allowed interface goes down a running download must be
+    /// `suspended(network)`.
+    public var suspendBound: Duration
+    /// How soon after an allowed interface returns a suspended download must be
+    /// `downloading` again.
+    public var resumeBound: Duration
+    /// How soon after a launch that follows a force-quit (or a reboot while suspended)
+    /// the downloads that were in flight must be reported `failed`.
+    public var forceQuitBound: Duration
+    /// The most origin requests one download may make during one outage.
+    public var maximumRequestsPerOutage: Int
+    /// SHA-256 (lowercase hex) of every file the origin serves, by path
+    /// (e.g. `/videos/clear/400k/seg3.ts`). Empty when the runner has none: the
+    /// integrity property is then not applicable.
+    public var hashManifest: [String: String]
+    /// The wall-clock time at the run's epoch (trace time 0), e.g. `RunMetadata.startedAt`,
+    /// which lets an inspection's trace time be compared with a license expiration.
+    /// Nil when unknown: expired rentals are then recognised only by what the agent said.
+    public var epochWallClock: Date?
+    /// Slack when comparing an expiration with the wall clock derived from trace time
+    /// (the two processes' clocks, and the derivation, are not exact).
+    public var expiryTolerance: Duration
+
+    /// Creates a context; every bound has its default.
+    public init(
+        suspendBound: Duration = .seconds(15), resumeBound: Duration = .seconds(15),
+        forceQuitBound: Duration = .seconds(5), maximumRequestsPerOutage: Int = 20,
+        hashManifest: [String: String] = [:], epochWallClock: Date? = nil, expiryTolerance: Duration = .seconds(1)
+    ) {
+        self.suspendBound = suspendBound
+        self.resumeBound = resumeBound
+        self.forceQuitBound = forceQuitBound
+        self.maximumRequestsPerOutage = maximumRequestsPerOutage
+        self.hashManifest = hashManifest
+        self.epochWallClock = epochWallClock
+        self.expiryTolerance = expiryTolerance
+    }
+}

@@ -1,0 +1,132 @@
+import BenchCore
+import FixtureOrigin
+import Foundation
+import LinkConditioner
+
+/// Collects the facts of a time-ordered trace in one pass, for `ScenarioTrace.init`.
+struct ScenarioTraceBuilder {
+    var requests: [TracedDownload] = []
+    var stateChanges: [String: [TracedStateChange]] = [:]
+    var interfaceEvents: [InterfaceTimeline.Event] = []
+    /// `(t, foreground)` in order.
+    var lifecycle: [(t: UInt64, foreground: Bool)] = []
+    var kills: [TracedKill] = []
+    var launches: [TracedLaunch] = []
+    var agentLaunches: [TracedLaunch] = []
+    var originRequests: [TracedOriginRequest] = []
+    var licenseRequests: [TracedLicenseRequest] = []
+    var licensesAcquired: [TracedDownloadNote] = []
+    var licenseFailures: [TracedDownloadNote] = []
+    var progress: [TracedProgress] = []
+    var inspections: [TracedInspection] = []
+    var segmentsStored: [TracedSegment] = []
+    var userActions: [TracedUserAction] = []
+    var notes: [TracedNote] = []
+
+    mutating func add(_ entry: TraceEntry) {
+        switch entry.event {
+        case .conditioner(let kind): add(kind, at: entry.t)
+        case .origin(let record): add(record, at: entry.t)
+        case .license(let event): add(event, at: entry.t)
+        case .agent(let event): add(event, at: entry.t)
+        case .harness(let event): add(event, at: entry.t)
+        }
+    }
+
+    private mutating func add(_ kind: ConditionerEvent.Kind, at t: UInt64) {
+        switch kind {
+        case .interfaceUp(let interface):
+            interfaceEvents.append(.link(t: t, interface: interface, up: true, mode: nil))
+        case let .interfaceDown(interface, mode):
+            interfaceEvents.append(.link(t: t, interface: interface, up: false, mode: mode))
+        default: break
+        }
+    }
+
+    private mutating func add(_ record: OriginRequestRecord, at t: UInt64) {
+        let path = OriginPath.normalized(record.path)
+        let start = t >= record.durationNanoseconds ? t - record.durationNanoseconds : 0
+        originRequests.append(
+            TracedOriginRequest(t: t, start: start, record: record, path: path, video: OriginPath.video(of: path)))
+    }
+
+    private mutating func add(_ event: LicenseEvent, at t: UInt64) {
+        guard case let .requestReceived(endpoint, assetID, _, _, _, background) = event.kind else { return }
+        licenseRequests.append(TracedLicenseRequest(t: t, endpoint: endpoint, assetID: assetID, appInBackground: background))
+    }
+
+    private mutating func add(_ event: AgentEvent, at t: UInt64) {
+        switch event {
+        case let .launched(pid, after):
+            agentLaunches.append(TracedLaunch(t: t, pid: pid, after: after))
+        case let .stateChanged(download, from, to):
+            stateChanges[download, default: []].append(TracedStateChange(t: t, from: from, to: to))
+        case let .progress(download, selection, fraction):
+            progress.append(TracedProgress(t: t, download: download, selection: selection, fraction: fraction))
+        case let .segmentStored(download, stream, index, bytes, path):
+            segmentsStored.append(TracedSegment(
+                t: t, download: download, stream: stream, index: index, bytes: bytes, path: OriginPath.normalized(path)))
+        case let .licenseAcquired(download, expiration):
+            licensesAcquired.append(TracedDownloadNote(t: t, download: download, detail: "expires \(expiration)"))
+        case let .licenseFailed(download, reason):
+            licenseFailures.append(TracedDownloadNote(t: t, download: download, detail: reason))
+        case .inspected(let inspection):
+            inspections.append(TracedInspection(t: t, inspection: inspection))
+        case .licenseRenewed, .finished, .evicted, .error:
+            break
+        }
+    }
+
+    private mutating func add(_ event: HarnessEvent, at t: UInt64) {
+        switch event {
+        case let .downloadRequested(video, download, allowsCellular, protected, _):
+            guard let download else { return }
+            requests.append(TracedDownload(
+                token: download, video: video, allowsCellular: allowsCellular, isProtected: protected,
+                requestedAt: t, changes: []))
+        case let .interfaceSet(interface, up, mode):
+            interfaceEvents.append(.link(t: t, interface: interface, up: up, mode: mode))
+        case .pathGiven(let interfaces):
+            interfaceEvents.append(.path(t: t, interfaces: interfaces))
+        case .lifecycle(let foreground):
+            lifecycle.append((t, foreground))
+        case let .killed(pid, reason):
+            kills.append(TracedKill(t: t, pid: pid, reason: reason))
+        case let .launched(pid, after):
+            launches.append(TracedLaunch(t: t, pid: pid, after: after))
+        case let .userAction(action, download, error):
+            userActions.append(TracedUserAction(t: t, action: action, download: download, error: error))
+        case .note(let text):
+            notes.append(TracedNote(t: t, text: text))
+        case .scenarioStarted, .scenarioFinished, .licenseServerBackground, .preparedForBackground,
+            .allowsCellularSet, .agentExited:
+            break
+        }
+    }
+
+    /// From each `lifecycle(foreground: false)` to the next `lifecycle(foreground: true)`.
+    func backgroundIntervals() -> [TraceInterval] {
+        var result: [TraceInterval] = []
+        var open: TraceInterval?
+        for change in lifecycle {
+            if !change.foreground, open == nil {
+                open = TraceInterval(start: change.t, end: nil, startCause: "app to background", endCause: nil)
+            } else if change.foreground, var span = open {
+                span.end = change.t
+                span.endCause = "app to foreground"
+                result.append(span)
+                open = nil
+            }
+        }
+        if let open { result.append(open) }
+        return result
+    }
+
+    /// Each kill with the first harness launch after it and before the next kill.
+    func restarts() -> [TracedRestart] {
+        kills.enumerated().map { index, kill in
+            let next = index + 1 < kills.count ? kills[index + 1].t : UInt64.max
+            return TracedRestart(kill: kill, launch: launches.first { $0.t >= kill.t && $0.t < next })
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import BenchCore
+import FixtureOrigin
+import Foundation
+import OfflineDownloads
+
+// The small facts `ScenarioTrace` derives from a merged trace, each with the trace
+// time (`t`, nanoseconds since the run's epoch) it happened at. Plain values: made
+// once when the view is built, read by properties and metrics on any thread.
+
+/// One `stateChanged` the agent reported for a download.
+public struct TracedStateChange: Sendable, Hashable {
+    public var t: UInt64
+    public var from: DownloadState
+    public var to: DownloadState
+}
+
+/// A span of the trace: from `start` until `end` (exclusive), or until the trace
+/// ended when `end` is nil. The causes say, for evidence, what opened and closed it.
+public struct TraceInterval: Sendable, Hashable {
+    public var start: UInt64
+    public var end: UInt64?
+    public var startCause: String
+    public var endCause: String?
+
+    /// Whether `t` falls inside the span.
+    public func contains(_ t: UInt64) -> Bool {
+        t >= start && (end.map { t < $0 } ?? true)
+    }
+
+    /// How long it lasted, counting an open span until `traceEnd`.
+    public func length(traceEnd: UInt64) -> UInt64 {
+        (end ?? max(traceEnd, start)) - start
+    }
+}
+
+/// A request the origin answered, placed on the trace's time axis.
+///
+/// The origin writes its record when the response ends, so the entry's `t` is taken
+/// as the end and `start` as `t - durationNanoseconds` (saturating at 0).
+public struct TracedOriginRequest: Sendable, Hashable {
+    public var t: UInt64
+    public var start: UInt64
+    public var record: OriginRequestRecord
+    /// The record's path without query or fragment.
+    public var path: String
+    /// The video id of a `/videos/{video}/…` path, else nil.
+    public var video: String?
+}
+
+/// A segment the agent committed (`.agent(.segmentStored)`).
+public struct TracedSegment: Sendable, Hashable {
+    public var t: UInt64
+    public var download: String
+    public var stream: String
+    public var index: Int
+    public var bytes: Int64
+    /// The origin path it came from, without query.
+    public var path: String
+}
+
+/// The harness killed the agent (`.harness(.killed)`).
+public struct TracedKill: Sendable, Hashable {
+    public var t: UInt64
+    public var pid: Int32
+    public var reason: String
+}
+
+/// An agent launch, as the harness (`.harness(.launched)`) or the agent itself
+/// (`.agent(.launched)`) reported it.
+public struct TracedLaunch: Sendable, Hashable {
+    public var t: UInt64
+    public var pid: Int32
+    public var after: ProcessTermination
+}
+
+/// A kill and the harness launch that followed it (nil when none did before the next
+/// kill or the trace's end).
+public struct TracedRestart: Sendable, Hashable {
+    public var kill: TracedKill
+    public var launch: TracedLaunch?
+}
+
+/// One `.agent(.progress)` report.
+public struct TracedProgress: Sendable, Hashable {
+    public var t: UInt64
+    public var download: String
+    public var selection: String
+    public var fraction: Double
+}
+
+/// One `.agent(.inspected)` answer.
+public struct TracedInspection: Sendable, Hashable {
+    public var t: UInt64
+    public var inspection: AgentInspection
+}
+
+/// A `requestReceived` at the license server.
+public struct TracedLicenseRequest: Sendable, Hashable {
+    public var t: UInt64
+    public var endpoint: LicenseEndpoint
+    public var assetID: String?
+    /// The license server's own background flag at that instant.
+    public var appInBackground: Bool
+}
+
+/// An agent event about one download that carries only a detail string
+/// (`licenseAcquired`'s expiration, `licenseFailed`'s reason).
+public struct TracedDownloadNote: Sendable, Hashable {
+    public var t: UInt64
+    public var download: String
+    public var detail: String
+}
+
+/// A user action other than a request (`.harness(.userAction)`).
+public struct TracedUserAction: Sendable, Hashable {
+    public var t: UInt64
+    public var action: String
+    public var download: String
+    public var error: String?
+}
+
+/// A harness note (`.harness(.note)`).
+public struct TracedNote: Sendable, Hashable {
+    public var t: UInt64
+    public var text: String
+}

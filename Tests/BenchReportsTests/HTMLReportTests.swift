@@ -1,0 +1,99 @@
+import BenchReports
+import Foundation
+import ResilienceHarness
+import Testing
+
+@Suite struct HTMLReportTests {
+    let html: String
+    let root: ParsedElement
+
+    init() throws {
+        let report = SampleRun.report()
+        var baseline = Baseline().updated(from: report)
+        baseline.scenarios["crash-recovery"]?["bytes_refetched_after_crash"]?.value = 0
+        html = try HTMLReport.render(report, trace: SampleRun.trace(), comparison: GateComparison(report: report, baseline: baseline))
+        root = try ParsedElement.parse(Data(html.utf8))
+    }
+
+    /// The `data-lane` names of the timeline of scenario `index` (0-based).
+    func lanes(_ index: Int) -> [String] {
+        root.elements("svg")[index].elements("g").compactMap { $0.attributes["data-lane"] }
+    }
+
+    @Test func theVerdictTableHasARowPerVerdict() {
+        let rows = root.elements("tr").filter { $0.attributes["class"]?.hasPrefix("verdict ") == true }
+        #expect(rows.count == 6)
+        let cells = rows.map { row in row.elements("td").prefix(3).map(\.allText) }
+        #expect(cells.contains(["crash-recovery", "recovery-after-crash", "failed"]))
+        #expect(cells.contains(["auto-suspend", "no-cellular-unless-allowed", "not applicable"]))
+        #expect(rows.filter { $0.attributes["class"] == "verdict fail" }.count == 1)
+    }
+
+    @Test func oneTimelinePerScenario() {
+        #expect(root.elements("svg").count == 3)
+    }
+
+    @Test func aLaneForEveryInterfaceAndDownloadSeen() {
+        let first = lanes(0)
+        for lane in ["interface:wifi", "interface:cellular", "interface:\(SampleRun.hostileInterface)", "throughput:wifi",
+                     "throughput:cellular", "lifecycle", "download:dl-1", "download:\(SampleRun.hostileDownload)"] {
+            #expect(first.contains(lane), "missing \(lane) in \(first)")
+        }
+        // The second scenario names only dl-2; the interfaces stay.
+        let second = lanes(1)
+        #expect(second.filter { $0.hasPrefix("download:") } == ["download:dl-2"])
+        #expect(second.contains("interface:wifi") && second.contains("interface:cellular"))
+    }
+
+    @Test func theOutageAndTheStatesAreDrawn() throws {
+        let svg = root.elements("svg")[0]
+        let wifi = try #require(svg.elements("g").first { $0.attributes["data-lane"] == "interface:wifi" })
+        let classes = wifi.elements("rect").compactMap { $0.attributes["class"] }
+        #expect(classes == ["if-up", "if-down-reset", "if-up"])
+        #expect(wifi.elements("title").map(\.allText) == ["wifi up 1–4 s", "wifi down(reset) 4–7 s", "wifi up 7–11 s"])
+        let download = try #require(svg.elements("g").first { $0.attributes["data-lane"] == "download:dl-1" })
+        #expect(download.elements("rect").compactMap { $0.attributes["class"] }
+            == ["st-requested", "st-downloading", "st-suspended-network", "st-downloading", "st-downloaded"])
+        let bars = try #require(svg.elements("g").first { $0.attributes["data-lane"] == "throughput:wifi" })
+        #expect(!bars.elements("rect").isEmpty)
+    }
+
+    @Test func killsAndLaunchesAreMarked() {
+        let markers = root.elements("svg")[1].elements("line").filter { $0.attributes["class"]?.hasPrefix("mk-") == true }
+        #expect(markers.map { $0.attributes["class"] } == ["mk-killed", "mk-launched"])
+        #expect(markers.first?.allText == "16 s agent 42 killed: crash at 50% <&>")
+    }
+
+    @Test func metricsShowTheBaselineAndTheRegression() throws {
+        let rows = root.elements("tr").filter { $0.attributes["class"]?.hasPrefix("metric ") == true }
+        let refetched = try #require(rows.first { $0.elements("td").first?.allText == "bytes_refetched_after_crash" })
+        #expect(refetched.attributes["class"] == "metric fail")
+        #expect(refetched.elements("td").map(\.allText) == ["bytes_refetched_after_crash", "0", "+65536", "200000", "+200000", "✗ regression"])
+        #expect(root.elements("p").contains { $0.attributes["class"] == "gate fail" })
+    }
+
+    @Test func nothingIsFetchedAndNoScriptRuns() {
+        #expect(!html.contains("http://") && !html.contains("https://"))
+        #expect(root.elements("script").isEmpty && root.elements("link").isEmpty && root.elements("img").isEmpty)
+        #expect(root.all.allSatisfy { $0.attributes["src"] == nil && $0.attributes["href"] == nil })
+        #expect(root.elements("style").count == 1)
+    }
+
+    @Test func hostileTextIsEscapedAndKept() {
+        // Markup from the trace stays text: no element came out of it, and the text reads as it was.
+        #expect(!html.contains("<script") && !html.contains("<seg3>") && !html.contains("<pid 42>"))
+        #expect(root.elements("title").contains { $0.allText.hasPrefix(SampleRun.hostileDownload + " downloading") })
+        let summaries = root.elements("td").map(\.allText)
+        #expect(summaries.contains { $0.hasPrefix(SampleRun.hostileText.replacingOccurrences(of: "\u{1}", with: "\u{FFFD}")) })
+        #expect(!html.contains("\u{1}"))
+    }
+
+    @Test func withoutBaselineTheMetricsAreShownAlone() throws {
+        let page = try HTMLReport.render(SampleRun.report(), trace: [])
+        let root = try ParsedElement.parse(Data(page.utf8))
+        let rows = root.elements("tr").filter { $0.attributes["class"] == "metric na" }
+        #expect(rows.count == 6)
+        #expect(root.elements("svg").count == 3)
+        #expect(page.contains("No baseline given"))
+    }
+}

@@ -1,2 +1,0 @@
-import BenchReports
-import Testing

@@ -1,0 +1,126 @@
+import BenchCore
+import OfflineDownloads
+import ResilienceHarness
+import Testing
+
+/// `auto-suspend-on-disconnect`: each test tells a scenario around one WiFi outage.
+@Suite struct PropertyAutoSuspendTests {
+    let id = "auto-suspend-on-disconnect"
+
+    /// d1 (WiFi only) downloads from 1 s; WiFi goes down (reset) at 10 s and returns at 20 s.
+    func outage(suspendAt: Double? = 10.8, resumeAt: Double? = 21, doneAt: Double? = 30) -> TraceBuilder {
+        var b = TraceBuilder()
+        b.request("d1", video: "clear", at: 0)
+        b.state("d1", .downloading, at: 1)
+        b.interface(.wifi, up: false, mode: .reset, at: 10)
+        if let suspendAt { b.state("d1", .suspended(.network), at: suspendAt) }
+        b.interface(.wifi, up: true, at: 20)
+        if let resumeAt { b.state("d1", .downloading, at: resumeAt) }
+        if let doneAt { b.state("d1", .downloaded, at: doneAt) }
+        return b
+    }
+
+    @Test func suspendsResumesAndCompletes() {
+        let verdict = evaluate(id, outage())
+        #expect(verdict.outcome == .passed)
+        expectEvidence(verdict, at: 10.8, contains: "download d1 downloading → suspended(network) 0.800 s after wifi down (reset)")
+        expectEvidence(verdict, at: 21, contains: "download d1 suspended(network) → downloading 1.000 s after wifi up")
+        #expect(verdict.summary.contains("worst suspend 0.800 s"))
+    }
+
+    @Test func aLateSuspensionFails() {
+        var b = TraceBuilder()
+        b.request("d1", video: "clear", at: 0)
+        b.state("d1", .downloading, at: 1)
+        b.interface(.wifi, up: false, mode: .blackhole, at: 10)
+        b.state("d1", .suspended(.network), at: 27)
+        b.interface(.wifi, up: true, at: 40)
+        b.state("d1", .downloading, at: 41)
+        b.state("d1", .downloaded, at: 50)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 27, contains: "17.000 s after wifi down (blackhole) at 10.000 s, beyond the 15.000 s bound")
+        #expect(verdict.evidence.count == 1)
+    }
+
+    @Test func neverSuspendingInALongOutageFails() {
+        var b = TraceBuilder()
+        b.request("d1", video: "clear", at: 0)
+        b.state("d1", .downloading, at: 1)
+        b.interface(.wifi, up: false, mode: .refuse, at: 10)
+        b.note("still down", at: 40)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 10, contains: "did not reach suspended(network) within 15.000 s (state then: downloading)")
+    }
+
+    @Test func failingDuringTheOutageFails() {
+        var b = outage(resumeAt: nil, doneAt: nil)
+        b.state("d1", .failed, at: 15)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 15, contains: "download d1 suspended(network) → failed")
+    }
+
+    @Test func aLateResumptionFails() {
+        let verdict = evaluate(id, outage(resumeAt: 40, doneAt: 50))
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 20, contains: "download d1 was not downloading within 15.000 s (it did 20.000 s later)")
+    }
+
+    @Test func notCompletingAfterTheOutageFails() {
+        var b = outage(doneAt: nil)
+        b.state("d1", .suspended(.network), at: 25)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 25, contains: "download d1 ended suspended(network), not downloaded")
+    }
+
+    @Test func aShortBlipNeedsNoSuspension() {
+        var b = TraceBuilder()
+        b.request("d1", video: "clear", at: 0)
+        b.state("d1", .downloading, at: 1)
+        b.interface(.wifi, up: false, mode: .blackhole, at: 10)
+        b.interface(.wifi, up: true, at: 12)
+        b.state("d1", .downloaded, at: 30)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .passed)
+        expectEvidence(verdict, at: 10, contains: "the outage lasted 2.000 s, shorter than the 15.000 s bound")
+        expectEvidence(verdict, at: 12, contains: "was still downloading when wifi up")
+    }
+
+    @Test func cellularKeepsAnAllowedDownloadOutOfTheOutage() {
+        // Only WiFi goes down; d1 may use cellular, so it has no outage at all.
+        var b = TraceBuilder()
+        b.request("d1", video: "clear", at: 0, allowsCellular: true)
+        b.state("d1", .downloading, at: 1)
+        b.interface(.wifi, up: false, at: 10)
+        b.state("d1", .downloaded, at: 30)
+        #expect(evaluate(id, b).outcome == .notApplicable)
+    }
+
+    @Test func cellularNotAllowedCountsAsTheNetworkSuspension() {
+        // Cellular stays up; d1 may not use it, so the engine says cellularNotAllowed.
+        var b = TraceBuilder()
+        b.request("d1", video: "clear", at: 0)
+        b.state("d1", .downloading, at: 1)
+        b.interface(.wifi, up: false, at: 10)
+        b.state("d1", .suspended(.cellularNotAllowed), at: 10.5)
+        b.interface(.wifi, up: true, at: 20)
+        b.state("d1", .downloading, at: 20.5)
+        b.state("d1", .downloaded, at: 30)
+        #expect(evaluate(id, b).outcome == .passed)
+    }
+
+    @Test func noOutageWhileDownloadingIsNotApplicable() {
+        var b = TraceBuilder()
+        b.interface(.wifi, up: false, at: 1)
+        b.interface(.wifi, up: true, at: 2)
+        b.request("d1", video: "clear", at: 3)
+        b.state("d1", .downloading, at: 4)
+        b.state("d1", .downloaded, at: 9)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .notApplicable)
+        #expect(verdict.summary.contains("No download was transferring"))
+    }
+}

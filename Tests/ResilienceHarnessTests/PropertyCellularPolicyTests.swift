@@ -1,0 +1,79 @@
+import BenchCore
+import OfflineDownloads
+import ResilienceHarness
+import Testing
+
+@Suite struct PropertyCellularPolicyTests {
+    let id = "cellular-policy"
+
+    /// d1 (WiFi only, video "clear") and d2 (cellular allowed, video "drm") download;
+    /// WiFi is down from 10 s to 40 s while cellular stays up.
+    func wifiOutage(d1Requests: (inout TraceBuilder) -> Void = { _ in }) -> TraceBuilder {
+        var b = TraceBuilder()
+        b.request("d1", video: "clear", at: 0)
+        b.request("d2", video: "drm", at: 0, allowsCellular: true)
+        b.state("d1", .downloading, at: 1)
+        b.state("d2", .downloading, at: 1)
+        b.origin("/videos/clear/400k/seg0.ts", bytes: 1000, interface: "wifi", at: 2)
+        b.origin("/videos/drm/400k/seg0.ts", bytes: 1000, interface: "wifi", at: 2)
+        b.interface(.wifi, up: false, at: 10)
+        b.state("d1", .suspended(.cellularNotAllowed), at: 10.5)
+        b.origin("/videos/drm/400k/seg1.ts", bytes: 1500, interface: "cellular", at: 12, duration: 1)
+        d1Requests(&b)
+        b.interface(.wifi, up: true, at: 40)
+        b.state("d1", .downloading, at: 40.5)
+        b.state("d1", .downloaded, at: 50)
+        b.state("d2", .downloaded, at: 50)
+        return b
+    }
+
+    @Test func eachDownloadFollowsItsSetting() {
+        let verdict = evaluate(id, wifiOutage())
+        #expect(verdict.outcome == .passed)
+        expectEvidence(verdict, at: 0, contains: "download d1 (cellular not allowed): 0 of 1 origin request for video clear over cellular")
+        expectEvidence(verdict, at: 11, contains: "download d2 (cellular allowed) fetched 1 request (1500 bytes) over cellular")
+        expectEvidence(verdict, at: 25, contains: "download d1 suspended(cellularNotAllowed) while only cellular was up")
+        #expect(verdict.summary.contains("1500 bytes went over cellular"))
+    }
+
+    @Test func aForbiddenDownloadFetchingOverCellularFails() {
+        let verdict = evaluate(id, wifiOutage { b in
+            b.origin("/videos/clear/400k/seg1.ts?token=x", bytes: 700, interface: "cellular", at: 14, duration: 0.5)
+        })
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 13.5, contains: "origin GET /videos/clear/400k/seg1.ts over cellular (700 bytes) for download d1")
+    }
+
+    @Test func aForbiddenDownloadStillDownloadingOverCellularOnlyFails() {
+        var b = TraceBuilder()
+        b.request("d1", video: "clear", at: 0)
+        b.state("d1", .downloading, at: 1)
+        b.interface(.wifi, up: false, at: 10)
+        b.interface(.wifi, up: true, at: 40)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 25, contains: "download d1 (cellular not allowed) still downloading 15.000 s after only cellular was up")
+    }
+
+    @Test func anAllowedDownloadThatStopsOnCellularFails() {
+        var b = TraceBuilder()
+        b.request("d2", video: "drm", at: 0, allowsCellular: true)
+        b.state("d2", .downloading, at: 1)
+        b.interface(.wifi, up: false, at: 10)
+        b.state("d2", .suspended(.cellularNotAllowed), at: 10.2)
+        b.interface(.wifi, up: true, at: 40)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 10.2, contains: "download d2 (cellular allowed) downloading → suspended(cellularNotAllowed)")
+        expectEvidence(verdict, at: 10, contains: "fetched nothing over cellular in the 30.000 s with only cellular up")
+    }
+
+    @Test func withoutCellularEverUpItIsNotApplicable() {
+        var b = TraceBuilder()
+        b.path([.wifi], at: 0)
+        b.request("d1", video: "clear", at: 1)
+        b.state("d1", .downloading, at: 2)
+        b.state("d1", .downloaded, at: 9)
+        #expect(evaluate(id, b).outcome == .notApplicable)
+    }
+}

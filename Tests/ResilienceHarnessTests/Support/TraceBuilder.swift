@@ -1,0 +1,149 @@
+import BenchCore
+import FixtureOrigin
+import Foundation
+import OfflineDownloads
+import ResilienceHarness
+import Testing
+
+/// Trace time in nanoseconds for `seconds` since the run's epoch.
+func ns(_ seconds: Double) -> UInt64 {
+    UInt64((seconds * 1e9).rounded())
+}
+
+/// Builds a merged trace by hand, one event per call, each at a time in seconds.
+/// State changes chain by themselves: `state(_:_:at:)` starts from the token's last
+/// reported state (`notDownloaded` at first); `change` gives `from` explicitly.
+struct TraceBuilder {
+    private(set) var entries: [TraceEntry] = []
+    private var lastState: [String: DownloadState] = [:]
+
+    /// The view properties and metrics read.
+    var trace: ScenarioTrace { ScenarioTrace(entries) }
+
+    mutating func add(_ seconds: Double, _ event: TraceEvent) {
+        entries.append(TraceEntry(t: ns(seconds), event))
+    }
+
+    // MARK: Harness
+
+    /// The harness requests `video` and the engine answers `token`; the engine reports
+    /// `notDownloaded → requested` at the same instant.
+    mutating func request(
+        _ token: String, video: String, at seconds: Double, allowsCellular: Bool = false, protected: Bool = false
+    ) {
+        add(seconds, .harness(.downloadRequested(
+            video: video, download: token, allowsCellular: allowsCellular, protected: protected, error: nil)))
+        state(token, .requested, at: seconds)
+    }
+
+    mutating func interface(_ kind: InterfaceKind, up: Bool, mode: DownMode? = .reset, at seconds: Double) {
+        add(seconds, .harness(.interfaceSet(kind, up: up, mode: up ? nil : mode)))
+    }
+
+    mutating func path(_ interfaces: [InterfaceKind], at seconds: Double) {
+        add(seconds, .harness(.pathGiven(interfaces: interfaces)))
+    }
+
+    mutating func lifecycle(foreground: Bool, at seconds: Double) {
+        add(seconds, .harness(.lifecycle(foreground: foreground)))
+    }
+
+    mutating func kill(at seconds: Double, pid: Int32 = 100) {
+        add(seconds, .harness(.killed(pid: pid, reason: "scenario")))
+    }
+
+    /// The harness launches the agent and the agent reports its launch at the same instant.
+    mutating func launch(after termination: ProcessTermination, at seconds: Double, pid: Int32 = 101) {
+        add(seconds, .harness(.launched(pid: pid, after: termination)))
+        add(seconds, .agent(.launched(pid: pid, after: termination)))
+    }
+
+    mutating func userAction(_ action: String, _ token: String, at seconds: Double, error: String? = nil) {
+        add(seconds, .harness(.userAction(action: action, download: token, error: error)))
+    }
+
+    mutating func note(_ text: String, at seconds: Double) {
+        add(seconds, .harness(.note(text)))
+    }
+
+    // MARK: Agent
+
+    mutating func state(_ token: String, _ to: DownloadState, at seconds: Double) {
+        change(token, from: lastState[token] ?? .notDownloaded, to: to, at: seconds)
+    }
+
+    mutating func change(_ token: String, from: DownloadState, to: DownloadState, at seconds: Double) {
+        add(seconds, .agent(.stateChanged(download: token, from: from, to: to)))
+        lastState[token] = to
+    }
+
+    mutating func progress(_ token: String, _ fraction: Double, selection: String = "video", at seconds: Double) {
+        add(seconds, .agent(.progress(download: token, selection: selection, fraction: fraction)))
+    }
+
+    mutating func stored(_ token: String, path: String, bytes: Int64, index: Int = 0, at seconds: Double) {
+        add(seconds, .agent(.segmentStored(download: token, stream: "video", index: index, bytes: bytes, path: path)))
+    }
+
+    mutating func licenseAcquired(_ token: String, at seconds: Double) {
+        add(seconds, .agent(.licenseAcquired(download: token, expiration: Date(timeIntervalSince1970: 2_000_000_000))))
+    }
+
+    mutating func licenseFailed(_ token: String, reason: String, at seconds: Double) {
+        add(seconds, .agent(.licenseFailed(download: token, reason: reason)))
+    }
+
+    mutating func inspect(_ inspection: AgentInspection, at seconds: Double) {
+        add(seconds, .agent(.inspected(inspection)))
+    }
+
+    // MARK: Origin and license server
+
+    /// The origin logs a request that began `duration` seconds before `seconds` and ended then.
+    mutating func origin(
+        _ path: String, bytes: Int, interface: String? = "wifi", range: String? = nil, at seconds: Double,
+        duration: Double = 0
+    ) {
+        let record = OriginRequestRecord(
+            connectionID: 1, interface: interface, proxySource: nil, method: "GET", path: path, range: range, status: 200,
+            bytesSent: bytes, startedAtNanoseconds: 0, timeToFirstByteNanoseconds: nil,
+            durationNanoseconds: ns(duration), faultRuleID: nil, completed: true)
+        add(seconds, .origin(record))
+    }
+
+    mutating func licenseRequest(at seconds: Double, serverFlag: Bool = false) {
+        add(seconds, .license(LicenseEvent(atNanoseconds: ns(seconds), kind: .requestReceived(
+            endpoint: .license, assetID: "asset", keyID: "key", nonce: "n", terms: .rental,
+            appInBackground: serverFlag))))
+    }
+}
+
+/// An inspection with defaults for a healthy downloaded video.
+func inspection(
+    _ token: String, known: Bool = true, state: DownloadState? = .downloaded, files: Int = 3,
+    licenseExpiration: Date? = nil, playable: Bool = true, unplayableReason: String? = nil,
+    segmentHashes: [String: String] = [:], packageComplete: Bool = true
+) -> AgentInspection {
+    AgentInspection(
+        download: token, known: known, state: state, files: files, licenseExpiration: licenseExpiration,
+        playable: playable, unplayableReason: unplayableReason, segmentHashes: segmentHashes,
+        packageComplete: packageComplete)
+}
+
+/// Expects `verdict` to carry evidence at `seconds` whose text contains `text`.
+func expectEvidence(
+    _ verdict: Verdict, at seconds: Double, contains text: String, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    let found = verdict.evidence.contains { $0.t == ns(seconds) && $0.text.contains(text) }
+    #expect(found, "no evidence at \(seconds) s containing “\(text)”; evidence: \(verdict.evidence)",
+            sourceLocation: sourceLocation)
+}
+
+/// Evaluates the property `id` over `builder`'s trace.
+func evaluate(_ id: String, _ builder: TraceBuilder, _ context: PropertyContext = PropertyContext()) -> Verdict {
+    guard let property = Properties.named(id) else {
+        Issue.record("no property \(id)")
+        return Verdict(property: id, outcome: .failed, summary: "unknown property")
+    }
+    return property.evaluate(builder.trace, context)
+}
