@@ -5,7 +5,7 @@ import OfflineDownloads
 /// One command from the harness to the agent process (`bench agent`): one JSON line
 /// on the agent's stdin. The agent answers every request with one `AgentMessage.reply`
 /// carrying the same `id`, after the command took effect in its engine.
-public struct AgentRequest: Sendable, Hashable, Codable {
+public struct AgentRequest: Sendable, Equatable, Codable {
     /// Chosen by the harness, unique within one agent process.
     public var id: Int
     public var command: AgentCommand
@@ -18,7 +18,7 @@ public struct AgentRequest: Sendable, Hashable, Codable {
 }
 
 /// What the harness, playing the operating system and the user, tells the app.
-public enum AgentCommand: Sendable, Hashable, Codable {
+public enum AgentCommand: Sendable, Equatable, Codable {
     /// The network path changed: the interfaces now up, with their endpoints (the
     /// conditioner's listeners). The agent feeds it to its engine's path provider.
     case setPath(NetworkPath)
