@@ -134,16 +134,28 @@ import Testing
             ])
         }) { fixture in
             let manager = try await fixture.makeManager()
+            let events = Events()
+            let listener = Task { for await event in manager.events { events.all.withLock { $0.append(event) } } }
             let token = try await manager.requestDownload(video: try await fixture.video("protected"))
             for _ in 0..<500 where await manager.licenseExpiration(token) == nil { try await Task.sleep(for: .milliseconds(10)) }
             #expect(await manager.licenseExpiration(token) != nil)
             try await manager.cancel(token)
-            for _ in 0..<500 where await manager.status(token) != nil { try await Task.sleep(for: .milliseconds(10)) }
+            // cancel() returns once the files are gone and the download is forgotten.
             let status = await manager.status(token)
             let expiration = await manager.licenseExpiration(token)
             #expect(status == nil && expiration == nil)
             #expect(!FileManager.default.fileExists(atPath: fixture.scratch.path + "/packages/\(token)"))
             await manager.shutdown()
+            listener.cancel()
+            // Told in the order it happened: the file removal that ends the cancel must not
+            // overtake the change into canceling.
+            let changes = events.all.withLock { all in
+                all.compactMap { event -> String? in
+                    guard case let .stateChanged(_, from, to) = event else { return nil }
+                    return "\(from)→\(to)"
+                }
+            }
+            #expect(changes.suffix(2) == ["downloading→canceling", "canceling→notDownloaded"], "\(changes)")
         }
     }
 }

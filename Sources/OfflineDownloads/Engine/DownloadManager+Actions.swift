@@ -61,8 +61,30 @@ extension DownloadManager {
         }
     }
 
-    /// Performs `actions` for `token`, in order.
+    /// Performs `actions` for `token`, in order, after any batch of the same download
+    /// still in progress: actions await (index writes, file removal), and the actor lets
+    /// a later transition in meanwhile; without the queue its `stateChanged` could be
+    /// told before the earlier one's. Returns when `actions` are done. An action must
+    /// not call `perform` for its own download (it would wait for itself): it queues its
+    /// follow-up with `performNext`.
     func perform(_ actions: [DownloadAction], for token: DownloadToken) async {
+        guard performing.insert(token).inserted else {
+            await withCheckedContinuation { waiting in
+                waitingActions[token, default: []].append(PendingActions(actions: actions, done: waiting))
+            }
+            return
+        }
+        await performNow(actions, for: token)
+        while let next = waitingActions[token]?.first {
+            waitingActions[token]?.removeFirst()
+            await performNow(next.actions, for: token)
+            next.done?.resume()
+        }
+        waitingActions[token] = nil
+        performing.remove(token)
+    }
+
+    private func performNow(_ actions: [DownloadAction], for token: DownloadToken) async {
         for action in actions {
             guard entries[token] != nil else { return }
             switch action {
@@ -117,7 +139,22 @@ extension DownloadManager {
             sink.yield(.error(token, message: "cannot remove \(files.directory): \(error)"))
         }
         if entries[token]?.machine.state == .canceling {
-            await report(token) { machine throws(IllegalTransition) in try machine.cancelFinished() }
+            performNext(token) { machine throws(IllegalTransition) in try machine.cancelFinished() }
+        }
+    }
+
+    /// Feeds `event` from within one of `token`'s own actions: the transition happens
+    /// now, its actions run right after the batch in progress (and those queued before).
+    private func performNext(
+        _ token: DownloadToken, _ event: (inout DownloadStateMachine) throws(IllegalTransition) -> [DownloadAction]
+    ) {
+        guard var entry = entries[token] else { return }
+        do {
+            let actions = try event(&entry.machine)
+            entries[token] = entry
+            waitingActions[token, default: []].append(PendingActions(actions: actions, done: nil))
+        } catch {
+            sink.yield(.error(token, message: "\(error)"))
         }
     }
 
@@ -153,4 +190,11 @@ extension DownloadManager {
     func packagePath(_ relative: String) -> String {
         (configuration.storageDirectory as NSString).appendingPathComponent(relative)
     }
+}
+
+/// A batch of actions waiting for the batch of the same download in progress, and
+/// its caller (nil when the caller is that batch itself).
+struct PendingActions {
+    var actions: [DownloadAction]
+    var done: CheckedContinuation<Void, Never>?
 }

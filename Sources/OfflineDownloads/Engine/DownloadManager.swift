@@ -27,6 +27,10 @@ public actor DownloadManager {
     /// Sleeps until the earliest download expiry (`DownloadParameters.expiresAt`).
     var expiryWatcher: Task<Void, Never>?
     var nextTransferID = 0
+    /// Downloads whose actions are being performed, and the batches waiting behind them:
+    /// one download's actions run one batch at a time, in the order of its transitions.
+    var performing: Set<DownloadToken> = []
+    var waitingActions: [DownloadToken: [PendingActions]] = [:]
     /// Free bytes to leave on the disk; starts at `configuration.storageCushionBytes`.
     public private(set) var storageCushionBytes: Int64
     /// Whether new downloads may use cellular when their parameters do not say; a change

@@ -36,8 +36,13 @@ private struct IntegrityRule {
                 summary: "No hash manifest of the origin was given, so nothing could be compared.")
         }
         for token in trace.stateChanges.keys.sorted() {
-            guard let last = trace.stateChanges[token]?.last, last.to == .downloaded else { continue }
-            judge(token, completedAt: last.t)
+            // Each time it was downloaded, judged by an inspection before its next change
+            // (a later delete or eviction does not make a finished download unjudgeable).
+            let changes = trace.stateChanges[token] ?? []
+            for (index, change) in changes.enumerated() where change.to == .downloaded {
+                let next = index + 1 < changes.count ? changes[index + 1].t : nil
+                judge(token, completedAt: change.t, before: next)
+            }
         }
         return findings.verdict(
             passed: "\(Wording.count(matched, "segment hash", plural: "segment hashes")) of "
@@ -46,8 +51,11 @@ private struct IntegrityRule {
             notApplicable: "No downloaded video was inspected after it completed.")
     }
 
-    private mutating func judge(_ token: String, completedAt: UInt64) {
-        guard let inspection = trace.inspections(of: token).last(where: { $0.t >= completedAt }) else {
+    private mutating func judge(_ token: String, completedAt: UInt64, before next: UInt64?) {
+        let inspected = trace.inspections(of: token).last { inspection in
+            inspection.t >= completedAt && (next.map { inspection.t < $0 } ?? true)
+        }
+        guard let inspection = inspected, inspection.inspection.known else {
             findings.support(completedAt, "download \(token) completed but was not inspected afterwards; not judged")
             return
         }

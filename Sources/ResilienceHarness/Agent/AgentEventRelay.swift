@@ -1,0 +1,71 @@
+import Foundation
+import OfflineDownloads
+
+/// Turns the engine's events into the agent's: tokens by their raw value, segment
+/// URIs by their origin path, package URLs by their file path. With
+/// `AgentMisbehavior.failOnOutage` it is also where the app gives up on a download
+/// the engine suspends for the network.
+///
+/// A value type owned by the one task that drains `DownloadManager.events`; it does no
+/// I/O: it answers what to write, and which download the driver must pause.
+struct AgentEventRelay {
+    /// What one engine event comes to.
+    struct Output: Equatable {
+        /// The events to write, in order.
+        var events: [AgentEvent] = []
+        /// A download to pause in the engine (quietly: `failOnOutage` gave up on it).
+        var pause: DownloadToken?
+    }
+
+    let misbehavior: AgentMisbehavior?
+    /// The last state reported for each download.
+    private var reported: [String: DownloadState] = [:]
+    /// Downloads reported failed by `failOnOutage`: their state changes are no longer told.
+    private var abandoned: Set<String> = []
+
+    init(misbehavior: AgentMisbehavior?) {
+        self.misbehavior = misbehavior
+    }
+
+    /// What `event` becomes.
+    mutating func relay(_ event: EngineEvent) -> Output {
+        switch event {
+        case .stateChanged(let token, let from, let to):
+            return stateChanged(token, from: from, to: to)
+        case .progress(let token, let selection, let fraction):
+            return Output(events: [.progress(download: token.rawValue, selection: selection, fraction: fraction)])
+        case .licenseAcquired(let token, let expiration):
+            return Output(events: [.licenseAcquired(download: token.rawValue, expiration: expiration)])
+        case .licenseRenewed(let token, let expiration):
+            return Output(events: [.licenseRenewed(download: token.rawValue, expiration: expiration)])
+        case .licenseFailed(let token, let reason):
+            return Output(events: [.licenseFailed(download: token.rawValue, reason: reason)])
+        case .segmentStored(let token, let stream, let index, let bytes, let uri):
+            let path = URL(string: uri)?.path ?? uri
+            return Output(events: [
+                .segmentStored(download: token.rawValue, stream: stream, index: index, bytes: bytes, path: path)
+            ])
+        case .finished(let token, let package):
+            return Output(events: [.finished(download: token.rawValue, package: package.path)])
+        case .evicted(let token, _):
+            return Output(events: [.evicted(download: token.rawValue)])
+        case .error(let token, let message):
+            return Output(events: [.error(download: token?.rawValue, message: message)])
+        }
+    }
+
+    private mutating func stateChanged(_ token: DownloadToken, from: DownloadState, to: DownloadState) -> Output {
+        let download = token.rawValue
+        guard !abandoned.contains(download) else { return Output() }
+        if misbehavior == .failOnOutage, to == .suspended(.network) {
+            // The bad app: a lost network is an error. It stops the download and says
+            // it failed, from the state it last showed.
+            abandoned.insert(download)
+            let previous = reported[download] ?? from
+            reported[download] = .failed
+            return Output(events: [.stateChanged(download: download, from: previous, to: .failed)], pause: token)
+        }
+        reported[download] = to
+        return Output(events: [.stateChanged(download: download, from: from, to: to)])
+    }
+}

@@ -1,0 +1,73 @@
+import BenchCore
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The agent's stdout: one `AgentMessage` per line, each written whole with write(2)
+/// on fd 1 (no buffering), so the harness reads it the moment it is written.
+///
+/// Any task or thread may call it. Every line goes through one lock, and an event's
+/// `t` is read under that lock, so the lines are in `t` order and never interleave:
+/// writing the line is the lock's only job, the one place I/O under a lock is meant.
+final class AgentOutput: Sendable {
+    private let lock = Mutex(())
+    private let clock: any TraceClock
+    private let descriptor: Int32
+
+    /// Writes to `descriptor` (1: stdout), stamping events with `clock`.
+    init(descriptor: Int32 = 1, clock: any TraceClock = MonotonicClock()) {
+        self.descriptor = descriptor
+        self.clock = clock
+    }
+
+    /// Writes `event`, stamped now.
+    func event(_ event: AgentEvent) {
+        write { .event(t: clock.nowNanoseconds, event) }
+    }
+
+    /// Writes the reply to request `id`.
+    func reply(id: Int, value: AgentReplyValue, error: String? = nil) {
+        write { .reply(id: id, value: value, error: error) }
+    }
+
+    private func write(_ message: () -> AgentMessage) {
+        lock.withLock { _ in
+            let value = message()
+            let line: Data
+            do { line = try AgentWire.line(value) } catch {
+                AgentLog.write("cannot encode \(value): \(error)")
+                return
+            }
+            line.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                    if written < 0, errno == EINTR { continue }
+                    guard written > 0 else {
+                        AgentLog.write("stdout failed (\(String(cString: strerror(errno)))); a line was lost")
+                        return
+                    }
+                    offset += written
+                }
+            }
+        }
+    }
+}
+
+/// Diagnostics of the agent for people: stderr only, never stdout (the protocol's).
+enum AgentLog {
+    /// Writes `message` as one line `agent[pid]: message` on stderr.
+    static func write(_ message: String) {
+        let line = Array("agent[\(getpid())]: \(message)\n".utf8)
+        line.withUnsafeBytes { _ = systemWrite(2, $0.baseAddress!, $0.count) }
+    }
+}
+
+/// write(2), named apart from the `write` methods that call it.
+func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
+}

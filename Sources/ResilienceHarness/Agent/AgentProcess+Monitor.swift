@@ -1,0 +1,121 @@
+import BenchCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The monitor thread: reads the agent's stdout until it closes, samples its memory
+/// meanwhile, then reaps it and fails what still waits. It owns the stdout descriptor
+/// and its line buffer.
+extension AgentProcess {
+    /// Runs on the monitor thread, from launch until the agent is reaped.
+    func monitor(stdout descriptor: Int32) {
+        var splitter = AgentLineSplitter()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let clock = MonotonicClock()
+        var lastSample: UInt64 = 0
+        while true {
+            if clock.nowNanoseconds - lastSample >= 50_000_000 {
+                sampleRSS()
+                lastSample = clock.nowNanoseconds
+            }
+            let ready = poll(&poller, 1, 50)
+            if ready == 0 || (ready < 0 && errno == EINTR) { continue }
+            guard ready > 0 else { break }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR || errno == EAGAIN { continue }
+            guard count > 0 else { break }  // end of stdout: the agent is exiting
+            for line in splitter.append(buffer[..<count]) { deliver(line) }
+        }
+        if let last = splitter.finish() { deliver(last) }
+        close(descriptor)
+        sampleRSS()
+        reap()
+    }
+
+    /// Hands one stdout line on: an event to `onEvent`, a reply to its `send`;
+    /// anything else becomes a diagnostic.
+    private func deliver(_ line: String) {
+        guard !line.allSatisfy(\.isWhitespace) else { return }
+        let message: AgentMessage
+        do { message = try AgentWire.decode(AgentMessage.self, from: line) } catch {
+            note("not a protocol line (\(AgentWire.describe(error))): \(line.prefix(300))")
+            return
+        }
+        switch message {
+        case .event(let t, let event):
+            onEvent(t, event)
+        case .reply(let id, let value, let error):
+            guard let waiting = state.withLock({ $0.pending.removeValue(forKey: id) }) else {
+                note("reply to request \(id), which nothing awaits: \(error ?? "\(value)")")
+                return
+            }
+            waiting.resume(returning: error.map { .failure(.refused($0)) } ?? .success(value))
+        }
+    }
+
+    private func note(_ diagnostic: String) {
+        state.withLock { state in
+            if state.diagnostics.count < 1000 { state.diagnostics.append(diagnostic) }
+        }
+    }
+
+    /// Raises `peakRSSBytes` to the agent's VmHWM (`/proc/<pid>/status`), if readable.
+    /// Only called before reaping, so the pid is still the agent's (a zombie has none).
+    func sampleRSS() {
+        guard let text = Self.contents(of: "/proc/\(pid)/status"),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { return }
+        state.withLock { $0.peakRSSBytes = max($0.peakRSSBytes, kilobytes * 1024) }
+    }
+
+    /// Waits for the agent to exit, reaps it, records its status and peak memory, and
+    /// fails every pending `send` and releases every exit waiter.
+    private func reap() {
+        var info = siginfo_t()
+        // Wait without reaping: the zombie keeps the pid ours while `kill()` may signal it.
+        var waited = waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT)
+        while waited != 0, errno == EINTR { waited = waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) }
+        let (pending, waiters, status) = state.withLock { state in
+            var raw: Int32 = 0
+            var usage = rusage()
+            let reaped = waited == 0 ? wait4(pid, &raw, WNOHANG, &usage) : -1
+            let status = reaped == pid ? Self.exitCode(raw) : -1  // -1: reaped elsewhere (SIGCHLD ignored)
+            state.exitStatus = status
+            defer {
+                state.pending = [:]
+                state.exitWaiters = [:]
+            }
+            return (Array(state.pending.values), Array(state.exitWaiters.values), status)
+        }
+        closeInput()
+        for send in pending { send.resume(returning: .failure(.exited(status: status))) }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// A wait status as a shell shows it: the exit code, or 128 + the signal number.
+    static func exitCode(_ raw: Int32) -> Int32 {
+        let signal = raw & 0x7F
+        return signal == 0 ? (raw >> 8) & 0xFF : 128 + signal
+    }
+
+    /// The whole of a (proc) file, read with read(2): its size is not known in advance.
+    private static func contents(of path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The harness's handle on one agent process (`bench agent`): starts it, sends it
+/// commands and matches the replies, hands its events to `onEvent`, samples its
+/// memory, and kills or shuts it down.
+///
+/// Ownership: the handle owns the process and both pipes. A monitor thread of its own
+/// reads the agent's stdout, calls `onEvent` for every event (on that thread, in the
+/// order written; keep the callback short), resumes the `send` a reply answers, and
+/// reaps the process when it exits; it keeps the handle alive until then. The agent's
+/// stderr goes to a file (`stderrPath`), kept after the process ends, so that what it
+/// logged can be read or attached to a report. Every method may be called from any
+/// task or thread.
+///
+/// Launching makes the harness process ignore SIGPIPE (process-wide): a write to an
+/// agent that died must fail with an error, not end the harness.
+public final class AgentProcess: Sendable {
+    /// The agent's process id.
+    public let pid: Int32
+    /// The file the agent's stderr appends to.
+    public let stderrPath: String
+    let onEvent: @Sendable (_ t: UInt64, _ event: AgentEvent) -> Void
+    let state: Mutex<State>
+    /// The write end of the agent's stdin, -1 once closed. The lock keeps each request
+    /// line whole when several tasks send at once: writing is its only job.
+    let input: Mutex<Int32>
+
+    struct State {
+        var nextRequestID = 1
+        var pending: [Int: CheckedContinuation<Result<AgentReplyValue, AgentProcessError>, Never>] = [:]
+        var nextWaiterID = 0
+        var exitWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        /// Set when the process is reaped; its pid may then belong to another process.
+        var exitStatus: Int32?
+        var peakRSSBytes = 0
+        var diagnostics: [String] = []
+    }
+
+    private init(pid: Int32, stdin: Int32, stderrPath: String, onEvent: @escaping @Sendable (UInt64, AgentEvent) -> Void) {
+        self.pid = pid
+        self.stderrPath = stderrPath
+        self.onEvent = onEvent
+        state = Mutex(State())
+        input = Mutex(stdin)
+    }
+
+    /// Starts `executable` with `arguments` (e.g. `bench`, `["agent", "--storage", dir]`).
+    /// Its stderr appends to `stderrPath`, by default a new file in the temporary
+    /// directory. `onEvent` gets each event with the agent's timestamp, on the monitor
+    /// thread.
+    public static func launch(
+        executable: String, arguments: [String], stderrPath: String? = nil,
+        onEvent: @escaping @Sendable (_ t: UInt64, _ event: AgentEvent) -> Void
+    ) throws(AgentProcessError) -> AgentProcess {
+        signal(SIGPIPE, SIG_IGN)
+        let errorFile = stderrPath ?? NSTemporaryDirectory() + "deadzone-agent-\(UUID().uuidString).stderr"
+        let child: AgentSpawn.Child
+        do { child = try AgentSpawn.spawn(executable: executable, arguments: arguments, stderrPath: errorFile) } catch {
+            if stderrPath == nil { try? FileManager.default.removeItem(atPath: errorFile) }
+            throw error
+        }
+        let process = AgentProcess(pid: child.pid, stdin: child.stdin, stderrPath: errorFile, onEvent: onEvent)
+        let monitor = Thread { process.monitor(stdout: child.stdout) }
+        monitor.name = "agent-\(child.pid)-stdout"
+        monitor.start()
+        return process
+    }
+
+    /// Sends `command` and waits for its reply, the agent's exit, or `timeout`.
+    /// Requests are written in call order; replies may come in any order (matched by
+    /// id). Cancelling the calling task does not end the wait early.
+    /// - Throws: `.refused` with the agent's error, `.exited` when it is gone,
+    ///   `.timedOut`, or `.io` when the request cannot be written.
+    public func send(
+        _ command: AgentCommand, timeout: Duration = .seconds(30)
+    ) async throws(AgentProcessError) -> AgentReplyValue {
+        let id = state.withLock { state in
+            defer { state.nextRequestID += 1 }
+            return state.nextRequestID
+        }
+        let line: Data
+        do { line = try AgentWire.line(AgentRequest(id: id, command: command)) } catch {
+            throw .io("cannot encode the \(command.name) request: \(error)")
+        }
+        var timer: Task<Void, Never>?
+        let result = await withCheckedContinuation { continuation in
+            let exited: Int32? = state.withLock { state in
+                if let status = state.exitStatus { return status }
+                state.pending[id] = continuation
+                return nil
+            }
+            if let exited { return continuation.resume(returning: .failure(.exited(status: exited))) }
+            timer = Task {
+                try? await Task.sleep(for: timeout)
+                if !Task.isCancelled { self.complete(id, with: .failure(.timedOut(command: command))) }
+            }
+            if let failure = write(line) { complete(id, with: .failure(failure)) }
+        }
+        timer?.cancel()
+        return try result.get()
+    }
+
+    /// Sends the agent SIGKILL (when it still runs) and returns once it is reaped;
+    /// every pending `send` fails with `.exited`.
+    public func kill() async {
+        sampleRSS()  // a last reading: a killed process's status has no VmHWM any more
+        state.withLock { state in
+            // Under the lock that reaping takes: until then the pid is still this agent's.
+            if state.exitStatus == nil { _ = sendSignal(pid, SIGKILL) }
+        }
+        _ = await waitForExit()
+    }
+
+    /// Asks the agent to shut down and waits for it to exit; SIGKILLs it when either
+    /// takes longer than `timeout` in all. Returns its exit status.
+    public func shutdown(timeout: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        _ = try? await send(.shutdown, timeout: timeout)
+        closeInput()  // an agent that did not answer still sees the end of its input
+        if await waitForExit(timeout: max(.zero, deadline - ContinuousClock.now)) == nil { await kill() }
+        return exitStatus
+    }
+
+    /// Waits until the agent exits and is reaped, or `timeout` passes (nil: no limit).
+    /// Returns its exit status, or nil on timeout.
+    public func waitForExit(timeout: Duration? = nil) async -> Int32? {
+        var timer: Task<Void, Never>?
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let key: Int? = state.withLock { state in
+                guard state.exitStatus == nil else { return nil }
+                state.nextWaiterID += 1
+                state.exitWaiters[state.nextWaiterID] = continuation
+                return state.nextWaiterID
+            }
+            guard let key else { return continuation.resume() }
+            if let timeout {
+                timer = Task {
+                    try? await Task.sleep(for: timeout)
+                    if !Task.isCancelled { self.state.withLock { $0.exitWaiters.removeValue(forKey: key) }?.resume() }
+                }
+            }
+        }
+        timer?.cancel()
+        return exitStatus
+    }
+
+    /// The largest resident set the agent has had, in bytes: VmHWM sampled about every
+    /// 50 ms while it runs and once more before a kill. Not wait4's ru_maxrss: on Linux
+    /// that is at least the harness's own peak at spawn time (the child starts as a copy).
+    public var peakRSSBytes: Int { state.withLock { $0.peakRSSBytes } }
+    /// Whether the agent has not been reaped yet.
+    public var isRunning: Bool { state.withLock { $0.exitStatus == nil } }
+    /// The exit status once reaped: the exit code, or 128 + the signal that ended it
+    /// (137 for SIGKILL); -1 when it could not be learnt.
+    public var exitStatus: Int32? { state.withLock { $0.exitStatus } }
+    /// Lines from the agent that were not protocol messages, and replies nobody awaited
+    /// (such as the refusal of a malformed request, id -1), in arrival order.
+    public var diagnostics: [String] { state.withLock { $0.diagnostics } }
+
+    /// Resumes the `send` waiting on `id` with `result`, if it still waits.
+    func complete(_ id: Int, with result: Result<AgentReplyValue, AgentProcessError>) {
+        state.withLock { $0.pending.removeValue(forKey: id) }?.resume(returning: result)
+    }
+
+    /// Writes `line` whole on the agent's stdin; the error when that failed. A broken
+    /// pipe is no error here: the agent is exiting, and its reaping fails the send.
+    func write(_ line: Data) -> AgentProcessError? {
+        input.withLock { descriptor in
+            guard descriptor >= 0 else { return .io("the agent's stdin is closed: it exited or was asked to shut down") }
+            return line.withUnsafeBytes { bytes -> AgentProcessError? in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                    if written < 0, errno == EINTR { continue }
+                    if written < 0, errno == EPIPE { return nil }
+                    guard written > 0 else {
+                        return .io("writing to the agent's stdin failed: \(AgentSpawn.errorText(errno))")
+                    }
+                    offset += written
+                }
+                return nil
+            }
+        }
+    }
+
+    /// Closes the agent's stdin (it then sees the end of its input).
+    func closeInput() {
+        input.withLock { descriptor in
+            if descriptor >= 0 { close(descriptor) }
+            descriptor = -1
+        }
+    }
+}
+
+/// kill(2), named apart from `AgentProcess.kill()`.
+func sendSignal(_ pid: Int32, _ signal: Int32) -> Int32 {
+    kill(pid, signal)
+}

@@ -1,0 +1,65 @@
+import BenchCore
+import Foundation
+import OfflineDownloads
+
+/// The commands: each performed on the engine, then answered.
+extension AgentRuntime {
+    /// Performs `request` and writes its reply: the value, or `.done` with the engine's
+    /// refusal in words.
+    func answer(_ request: AgentRequest) async {
+        do {
+            output.reply(id: request.id, value: try await perform(request.command))
+        } catch {
+            output.reply(id: request.id, value: .done, error: error.description)
+        }
+    }
+
+    /// Performs `command` on the engine (as the misbehaviour bends it) and returns the
+    /// reply's value. `shutdown` is the command loop's, and answers `.done` here.
+    func perform(_ command: AgentCommand) async throws(EngineError) -> AgentReplyValue {
+        switch command {
+        case .setPath(let path):
+            feed.update(options.misbehavior?.pathForEngine(path) ?? path)
+        case .setForeground(let foreground):
+            await engine.setForeground(foreground)
+        case .prepareForBackground:
+            // backgroundBeforeLicense: the bad app goes to the background at once.
+            if options.misbehavior == .backgroundBeforeLicense { return .unfinished([:]) }
+            let unfinished = await engine.prepareForBackground()
+            return .unfinished(Dictionary(uniqueKeysWithValues: unfinished.map { ($0.key.rawValue, $0.value) }))
+        case .setAllowsCellular(let allowed):
+            await engine.setAllowsCellular(allowed)
+        case .request(let request):
+            return .token(try await requestDownload(request).rawValue)
+        case .pause(let download):
+            try await engine.pause(DownloadToken(download))
+        case .resume(let download):
+            try await engine.resume(DownloadToken(download))
+        case .cancel(let download):
+            try await engine.cancel(DownloadToken(download))
+        case .delete(let download):
+            try await engine.delete(DownloadToken(download))
+        case .inspect(let download):
+            let inspection = await inspector.inspect(download, in: engine)
+            output.event(.inspected(inspection))
+            return .inspection(inspection)
+        case .shutdown:
+            break
+        }
+        return .done
+    }
+
+    /// Asks the engine for the download `request` describes.
+    private func requestDownload(_ request: AgentDownloadRequest) async throws(EngineError) -> DownloadToken {
+        guard let catalogURL = URL(string: request.catalogURL), catalogURL.scheme != nil else {
+            throw .notPermitted(
+                "catalogURL \(request.catalogURL) is not an absolute URL: send the URL the entry was read from")
+        }
+        let terms = request.rentalDurationSeconds.map { LicenseTerms(kind: .rental, rentalDurationSeconds: Int64($0)) }
+        return try await engine.requestDownload(
+            video: CatalogVideo(document: request.document, catalogURL: catalogURL),
+            mediaSelections: MediaSelections(
+                audioLanguages: request.audioLanguages, subtitleLanguages: request.subtitleLanguages),
+            parameters: DownloadParameters(licenseTerms: terms ?? .purchase, allowsCellular: request.allowsCellular))
+    }
+}

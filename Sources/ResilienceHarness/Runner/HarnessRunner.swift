@@ -1,0 +1,191 @@
+import BenchCore
+import Foundation
+import OfflineDownloads
+
+/// How a run is made.
+public struct HarnessOptions: Sendable {
+    /// The profile whose links the scenarios run over, and the file it came from.
+    public var profile: Profile
+    public var profilePath: String
+    public var seed: UInt64
+    /// The most one scenario may take before it is stopped and reported as failed.
+    public var timeLimit: Duration
+    /// The `bench` executable whose `agent` subcommand is the app.
+    public var executable: String
+    /// Where the agents' storage goes (one directory per scenario, removed afterwards).
+    public var workDirectory: String
+    /// The agent's stall timeout (bytes stopped flowing → suspended(network)).
+    public var stallTimeout: Duration
+    /// A deliberately misbehaving agent, to show the harness catches it.
+    public var misbehavior: AgentMisbehavior?
+    /// Bounds the properties judge with.
+    public var bounds: PropertyContext
+
+    /// Creates options; defaults as DESIGN.md §5 states them.
+    public init(
+        profile: Profile, profilePath: String, seed: UInt64, timeLimit: Duration = .seconds(240), executable: String,
+        workDirectory: String = NSTemporaryDirectory(), stallTimeout: Duration = .seconds(4),
+        misbehavior: AgentMisbehavior? = nil, bounds: PropertyContext = PropertyContext()
+    ) {
+        self.profile = profile
+        self.profilePath = profilePath
+        self.seed = seed
+        self.timeLimit = timeLimit
+        self.executable = executable
+        self.workDirectory = workDirectory
+        self.stallTimeout = stallTimeout
+        self.misbehavior = misbehavior
+        self.bounds = bounds
+    }
+}
+
+/// What the runner tells whoever shows progress.
+public enum HarnessProgress: Sendable {
+    case scenarioStarted(name: String, index: Int, count: Int)
+    /// Every half second while a scenario runs: elapsed time and the live view.
+    case running(name: String, elapsed: Duration, limit: Duration, live: LiveState)
+    case scenarioFinished(ScenarioResult)
+}
+
+/// A finished run: the report and the whole merged trace.
+public struct HarnessRun: Sendable {
+    public var report: RunReport
+    public var trace: [TraceEntry]
+}
+
+/// Runs scenarios one after another, each with its own origin, conditioner and agent
+/// storage, all on one trace; judges every property over each scenario's window.
+public enum HarnessRunner {
+    public static func run(
+        _ scenarios: [Scenario], options: HarnessOptions, progress: @escaping @Sendable (HarnessProgress) -> Void = { _ in }
+    ) async -> HarnessRun {
+        let collector = TraceCollector()
+        let started = ContinuousClock.now
+        var results: [ScenarioResult] = []
+        for (index, scenario) in scenarios.enumerated() {
+            progress(.scenarioStarted(name: scenario.name, index: index, count: scenarios.count))
+            let seed = options.seed &+ UInt64(index)
+            let result = await ScenarioRun(scenario: scenario, options: options, seed: seed, collector: collector)
+                .run(progress: progress)
+            results.append(result)
+            progress(.scenarioFinished(result))
+        }
+        let metadata = RunMetadata(
+            profile: options.profile.name, profilePath: options.profilePath, seed: options.seed,
+            startedAt: collector.epochWallClock, durationSeconds: (ContinuousClock.now - started).seconds,
+            versions: RunEnvironment.versions, machine: RunEnvironment.machine)
+        let trace = collector.entries.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
+        return HarnessRun(report: RunReport(run: metadata, scenarios: results), trace: trace)
+    }
+}
+
+/// One scenario's run: network up, script under its time limit, app shut down, logs
+/// absorbed, properties judged.
+struct ScenarioRun {
+    let scenario: Scenario
+    let options: HarnessOptions
+    let seed: UInt64
+    let collector: TraceCollector
+
+    func run(progress: @escaping @Sendable (HarnessProgress) -> Void) async -> ScenarioResult {
+        let first = collector.count
+        let start = collector.now
+        collector.scenarioStarted()
+        collector.harness(.scenarioStarted(name: scenario.name, profile: options.profile.name, seed: seed))
+        // Every interface starts down; the script brings up what it needs.
+        for kind in InterfaceKind.allCases { collector.harness(.interfaceSet(kind, up: false, mode: .refuse)) }
+        let network: ScenarioNetwork
+        do {
+            network = try await ScenarioNetwork.start(
+                profile: options.profile, focus: scenario.focus, targetSeconds: scenario.targetSeconds, seed: seed,
+                collector: collector)
+        } catch {
+            return failed("could not start the scenario's origin and conditioner: \(error)", start: start)
+        }
+        let storage = (options.workDirectory as NSString)
+            .appendingPathComponent("deadzone-\(scenario.name)-\(getpid())-\(seed)")
+        defer { try? FileManager.default.removeItem(atPath: storage) }
+        let launcher = AgentLauncher(
+            executable: options.executable, storage: storage, stallTimeout: options.stallTimeout, seed: seed,
+            misbehavior: options.misbehavior)
+        let context = ScenarioContext(collector: collector, network: network, launcher: launcher, seed: seed)
+        let relay = Task {
+            for await path in network.conditioner.pathUpdates { await context.pathPublished(path) }
+        }
+        let outcome = await runScript(context, progress: progress)
+        await context.shutdown()
+        collector.harness(.scenarioFinished(name: scenario.name, timedOut: outcome.timedOut))
+        collector.absorb(origin: network.origin.requestLog, interfaces: network.interfaces)
+        collector.absorb(license: network.origin.licenseServer.records)
+        relay.cancel()
+        let trace = ScenarioTrace(collector.entries(from: first))
+        let manifest = network.hashManifest(paths: Set(trace.inspections.flatMap(\.inspection.segmentHashes.keys)))
+        await network.stop()
+        var bounds = options.bounds
+        bounds.hashManifest = manifest
+        bounds.epochWallClock = collector.epochWallClock
+        var metrics = ScenarioMetrics.measure(trace)
+        let peak = await context.peakRSSBytes
+        metrics.agentPeakRSSBytes = peak > 0 ? peak : nil
+        return ScenarioResult(
+            name: scenario.name, summary: scenario.summary, verdicts: verdicts(trace, bounds), metrics: metrics,
+            startNanoseconds: start, endNanoseconds: collector.now, error: outcome.error)
+    }
+
+    /// Every property's verdict; one this scenario asserts that did not apply fails.
+    private func verdicts(_ trace: ScenarioTrace, _ context: PropertyContext) -> [Verdict] {
+        Properties.evaluate(trace, context).map { verdict in
+            guard verdict.outcome == .notApplicable, scenario.asserts.contains(verdict.property) else { return verdict }
+            var failed = verdict
+            failed.outcome = .failed
+            failed.summary = "This scenario exists to exercise this property, but it did not apply: \(verdict.summary)"
+            return failed
+        }
+    }
+
+    private struct Outcome {
+        var error: String?
+        var timedOut = false
+    }
+
+    /// Runs the script, reporting progress, and stops it at the time limit.
+    private func runScript(
+        _ context: ScenarioContext, progress: @escaping @Sendable (HarnessProgress) -> Void
+    ) async -> Outcome {
+        let limit = options.timeLimit
+        let name = scenario.name
+        let script = scenario.script
+        let collector = collector
+        return await withTaskGroup(of: Outcome?.self) { group in
+            group.addTask {
+                do {
+                    try await script(context)
+                    return Outcome()
+                } catch is CancellationError {
+                    return nil
+                } catch {
+                    return Outcome(error: "\(error)")
+                }
+            }
+            group.addTask {
+                let started = ContinuousClock.now
+                while ContinuousClock.now - started < limit {
+                    try? await Task.sleep(for: .milliseconds(500))
+                    if Task.isCancelled { return nil }
+                    progress(.running(name: name, elapsed: ContinuousClock.now - started, limit: limit, live: collector.live))
+                }
+                return Outcome(error: "the scenario ran past its time limit of \(limit.seconds) s", timedOut: true)
+            }
+            let outcome = await group.next() ?? nil
+            group.cancelAll()
+            return outcome ?? Outcome(error: "the scenario was cancelled")
+        }
+    }
+
+    private func failed(_ error: String, start: UInt64) -> ScenarioResult {
+        collector.harness(.scenarioFinished(name: scenario.name, timedOut: false))
+        return ScenarioResult(
+            name: scenario.name, summary: scenario.summary, verdicts: [], metrics: ScenarioMetrics(),
+            startNanoseconds: start, endNanoseconds: collector.now, error: error)
+    }
+}

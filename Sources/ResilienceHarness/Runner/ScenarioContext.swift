@@ -1,0 +1,245 @@
+import BenchCore
+import Foundation
+import LinkConditioner
+import OfflineDownloads
+
+/// What a scenario's script can do: play the operating system (network path, app
+/// lifecycle, termination), play the user (download, pause, cancel, settings), and
+/// wait on triggers. Every action is recorded in the trace before or as it happens.
+///
+/// An actor: the script calls it, and the path relay (the conditioner's published
+/// paths, forwarded to the app) calls it too.
+public actor ScenarioContext {
+    let collector: TraceCollector
+    let network: ScenarioNetwork
+    let launcher: AgentLauncher
+    private var agent: AgentProcess?
+    private var path = NetworkPath(interfaces: [])
+    private var foreground = true
+    private var allowsCellular = false
+    private var generator: SeededGenerator
+    /// The highest peak RSS of any agent process of the scenario.
+    private(set) var peakRSSBytes = 0
+
+    init(collector: TraceCollector, network: ScenarioNetwork, launcher: AgentLauncher, seed: UInt64) {
+        self.collector = collector
+        self.network = network
+        self.launcher = launcher
+        generator = SeededGenerator(seed: seed)
+    }
+
+    // MARK: The operating system
+
+    /// Launches the app (the agent process), telling it how the previous one ended,
+    /// and hands it the current path and lifecycle.
+    public func launch(after termination: ProcessTermination = .clean) async throws {
+        if agent != nil { await kill(reason: "relaunch") }
+        collector.agentRelaunched()
+        let process = try launcher.launch(after: termination, collector: collector)
+        agent = process
+        collector.harness(.launched(pid: process.pid, after: termination))
+        try await send(.setPath(path))
+        if !foreground { try await send(.setForeground(false)) }
+    }
+
+    /// Kills the app with SIGKILL (a crash, or the user swiping it away: `reason`).
+    public func kill(reason: String) async {
+        guard let process = agent else { return }
+        collector.harness(.killed(pid: process.pid, reason: reason))
+        await process.kill()
+        peakRSSBytes = max(peakRSSBytes, process.peakRSSBytes)
+        agent = nil
+    }
+
+    /// Kills the app and launches it again told it ended as `termination`.
+    public func crashAndRelaunch(_ termination: ProcessTermination = .crash) async throws {
+        await kill(reason: termination.rawValue)
+        try await launch(after: termination)
+    }
+
+    /// Shuts the app down cleanly (end of the scenario).
+    func shutdown() async {
+        guard let process = agent else { return }
+        let status = await process.shutdown(timeout: .seconds(10))
+        peakRSSBytes = max(peakRSSBytes, process.peakRSSBytes)
+        collector.harness(.agentExited(pid: process.pid, status: status ?? -1))
+        agent = nil
+    }
+
+    /// Takes an interface down (`mode`) or brings it up. The conditioner publishes the
+    /// new path to the app at once, or never when `publish` is false (a link that dies
+    /// without the OS noticing: only a stall timeout can tell).
+    public func setInterface(_ kind: InterfaceKind, up: Bool, mode: DownMode = .reset, publish: Bool = true) {
+        collector.harness(.interfaceSet(kind, up: up, mode: up ? nil : mode))
+        network.conditioner.setState(kind, up ? .up : .down(mode), pathUpdate: publish ? .immediate : .withheld)
+    }
+
+    /// The conditioner published `path`: the app is told (relay).
+    func pathPublished(_ path: NetworkPath) async {
+        self.path = path
+        collector.harness(.pathGiven(interfaces: path.interfaces.map(\.kind)))
+        guard agent != nil else { return }
+        _ = try? await send(.setPath(path))
+    }
+
+    /// Waits until the app was given a path with exactly `interfaces` up.
+    public func waitForPath(_ interfaces: Set<InterfaceKind>, timeout: Duration = .seconds(10)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while Set(path.interfaces.map(\.kind)) != interfaces {
+            guard ContinuousClock.now < deadline else {
+                throw ScenarioError.timedOut("the path to show \(interfaces.map(\.rawValue).sorted())")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Moves the app to the foreground or the background; the license server is told first.
+    public func setForeground(_ foreground: Bool) async throws {
+        self.foreground = foreground
+        if !foreground {
+            collector.harness(.lifecycle(foreground: false))
+            network.origin.licenseServer.setAppInBackground(true)
+            collector.harness(.licenseServerBackground(true))
+        } else {
+            network.origin.licenseServer.setAppInBackground(false)
+            collector.harness(.licenseServerBackground(false))
+            collector.harness(.lifecycle(foreground: true))
+        }
+        try await send(.setForeground(foreground))
+    }
+
+    /// Asks the app to get ready for the background; returns the downloads it says
+    /// still lack a license.
+    @discardableResult
+    public func prepareForBackground() async throws -> [String: String] {
+        let reply = try await send(.prepareForBackground)
+        guard case .unfinished(let unfinished) = reply else { return [:] }
+        collector.harness(.preparedForBackground(unfinished: unfinished.keys.sorted()))
+        return unfinished
+    }
+
+    // MARK: The user
+
+    /// Requests a download of `video`; returns its token.
+    public func request(
+        _ video: String, allowsCellular: Bool? = nil, rentalSeconds: Int? = nil
+    ) async throws -> String {
+        guard let (document, url) = network.document(video) else { throw ScenarioError.script("no video \(video)") }
+        let effective = allowsCellular ?? self.allowsCellular
+        let protected = document.sources.contains { $0.keySystems?.contains { $0.licenseURL != nil } ?? false }
+        let request = AgentDownloadRequest(
+            document: document, catalogURL: url, allowsCellular: allowsCellular, rentalDurationSeconds: rentalSeconds)
+        do {
+            guard case .token(let token) = try await send(.request(request)) else {
+                throw ScenarioError.script("the agent answered a download request without a token")
+            }
+            collector.harness(.downloadRequested(
+                video: video, download: token, allowsCellular: effective, protected: protected, error: nil))
+            return token
+        } catch {
+            collector.harness(.downloadRequested(
+                video: video, download: nil, allowsCellular: effective, protected: protected, error: "\(error)"))
+            throw error
+        }
+    }
+
+    /// A user action on a download.
+    public func user(_ action: UserAction, _ token: String) async throws {
+        let command: AgentCommand = switch action {
+        case .pause: .pause(token)
+        case .resume: .resume(token)
+        case .cancel: .cancel(token)
+        case .delete: .delete(token)
+        }
+        do {
+            try await send(command)
+            collector.harness(.userAction(action: action.rawValue, download: token, error: nil))
+        } catch {
+            collector.harness(.userAction(action: action.rawValue, download: token, error: "\(error)"))
+            throw error
+        }
+    }
+
+    /// The user's cellular setting, for downloads requested after it.
+    public func setAllowsCellular(_ allowed: Bool) async throws {
+        allowsCellular = allowed
+        collector.harness(.allowsCellularSet(allowed))
+        try await send(.setAllowsCellular(allowed))
+    }
+
+    /// What the app has stored for `token` (also recorded as `.agent(.inspected)`).
+    @discardableResult
+    public func inspect(_ token: String) async throws -> AgentInspection {
+        guard case .inspection(let inspection) = try await send(.inspect(token)) else {
+            throw ScenarioError.script("the agent answered an inspection without one")
+        }
+        return inspection
+    }
+
+    // MARK: Triggers
+
+    /// Waits until `condition` holds on the live view of the app.
+    public func wait(
+        _ what: String, timeout: Duration = .seconds(120), until condition: @Sendable (LiveState) -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition(collector.live) {
+            if let agent, !agent.isRunning {
+                throw ScenarioError.agentDied(
+                    "while waiting for \(what)", status: agent.exitStatus, stderr: agent.stderrPath)
+            }
+            guard ContinuousClock.now < deadline else { throw ScenarioError.timedOut(what) }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        collector.harness(.note("trigger met: \(what)"))
+    }
+
+    /// Waits until every download of `tokens` is downloaded (or failed: the properties judge).
+    public func waitSettled(_ tokens: [String], timeout: Duration = .seconds(180)) async throws {
+        try await wait("\(tokens.count == 1 ? "the download" : "every download") to settle", timeout: timeout) { live in
+            tokens.allSatisfy { [.downloaded, .failed].contains(live.states[$0]) }
+        }
+    }
+
+    /// Sleeps `duration` of wall time.
+    public func hold(_ duration: Duration) async throws {
+        try await Task.sleep(for: duration)
+    }
+
+    /// A seeded random number in `range`.
+    public func random(_ range: ClosedRange<Int>) -> Int {
+        Int.random(in: range, using: &generator)
+    }
+
+    /// A note for the report.
+    public func note(_ text: String) {
+        collector.harness(.note(text))
+    }
+
+    @discardableResult
+    private func send(_ command: AgentCommand) async throws -> AgentReplyValue {
+        guard let agent else { throw ScenarioError.script("the app is not running") }
+        return try await agent.send(command)
+    }
+}
+
+/// A user action on a download.
+public enum UserAction: String, Sendable {
+    case pause, resume, cancel, delete
+}
+
+/// Why a scenario's script stopped.
+public enum ScenarioError: Error, Sendable, CustomStringConvertible {
+    case timedOut(String)
+    case agentDied(String, status: Int32?, stderr: String)
+    case script(String)
+
+    public var description: String {
+        switch self {
+        case .timedOut(let what): "timed out waiting for \(what)"
+        case let .agentDied(when, status, stderr):
+            "the agent process exited (status \(status.map(String.init) ?? "unknown")) \(when); its stderr is in \(stderr)"
+        case .script(let why): why
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import BenchCore
+import FixtureOrigin
+import Foundation
+import LinkConditioner
+
+/// One scenario's network: its own origin, with content sized so that a download
+/// lasts long enough on the scenario's link for the script to act on it, and a link
+/// conditioner with the profile's WiFi and cellular links in front of it.
+///
+/// The profile gives the links (rate, delay, jitter, loss, faults); the scenario's
+/// script decides when each interface is up or down, so the profile's own timeline is
+/// not played. An interface the profile leaves unshaped is given `unshapedRate` so
+/// that transfers take time at all on loopback.
+final class ScenarioNetwork: Sendable {
+    /// The rate an unshaped interface gets, bits per second.
+    static let unshapedRate = 8_000_000.0
+    /// Extra protected videos beside the standard catalog, for scenarios that queue
+    /// several protected downloads.
+    static let extraProtected = ["protected-b", "protected-c"]
+
+    let origin: OriginServer
+    let conditioner: LinkConditioner
+    /// A conditioner listener's `"host:port"` → its interface.
+    let interfaces: [String: InterfaceKind]
+    let catalog: Catalog
+    /// The link each interface was given.
+    let links: [InterfaceKind: InterfaceLink]
+
+    private init(origin: OriginServer, conditioner: LinkConditioner, links: [InterfaceKind: InterfaceLink]) {
+        self.origin = origin
+        self.conditioner = conditioner
+        self.links = links
+        catalog = origin.store.catalog
+        var names: [String: InterfaceKind] = [:]
+        for (kind, address) in conditioner.endpoints { names[address.description] = kind }
+        interfaces = names
+    }
+
+    /// Starts the origin and the conditioner. Every interface starts down (refuse): the
+    /// script brings up what it needs.
+    /// - Parameters:
+    ///   - focus: the interface whose rate sizes the content: the clear video's lowest
+    ///     variant takes about `targetSeconds` on it.
+    static func start(
+        profile: Profile, focus: InterfaceKind, targetSeconds: Double, seed: UInt64, collector: TraceCollector
+    ) async throws -> ScenarioNetwork {
+        let links = Dictionary(uniqueKeysWithValues: InterfaceKind.allCases.map { kind in
+            (kind, shaped(profile.initial[kind]?.link ?? InterfaceSetup.defaultSetup(for: kind).link))
+        })
+        let rate = links[focus].flatMap { meanRate($0.downlink.rate) } ?? unshapedRate
+        var catalogConfiguration = CatalogConfiguration(seed: seed, sizeScale: sizeScale(rate: rate, seconds: targetSeconds))
+        catalogConfiguration.largeVideoDuration = 600
+        var configuration = OriginConfiguration(catalog: catalogConfiguration)
+        configuration.videos = videos(catalogConfiguration)
+        configuration.threads = 1
+        configuration.clock = MonotonicClock()
+        let origin = try await OriginServer.start(configuration: configuration)
+        var initial: [InterfaceKind: InterfaceSetup] = [:]
+        for (kind, link) in links { initial[kind] = InterfaceSetup(state: .down(.refuse), link: link) }
+        let shapedProfile = Profile(
+            name: profile.name, description: profile.description, seed: seed, duration: profile.duration,
+            initial: initial, timeline: [], pathUpdates: .immediate)
+        let conditionerConfiguration = ConditionerConfiguration(
+            upstream: SocketAddress(host: "127.0.0.1", port: UInt16(origin.port)), proxyProtocol: true, profile: shapedProfile,
+            playTimeline: false, epoch: collector.epoch)
+        do {
+            let conditioner = try LinkConditioner.start(configuration: conditionerConfiguration, sink: collector)
+            return ScenarioNetwork(origin: origin, conditioner: conditioner, links: links)
+        } catch {
+            try? await origin.stop()
+            throw error
+        }
+    }
+
+    /// The catalog entry of `video` and the URL it is served at.
+    func document(_ video: String) -> (VideoDocument, String)? {
+        guard let entry = catalog.video(withID: video) else { return nil }
+        return (VideoDocument(entry, in: catalog), "http://127.0.0.1:\(origin.port)/videos/\(video)")
+    }
+
+    /// SHA-256 (lowercase hex) of what the origin serves at each of `paths` (paths it
+    /// does not serve are left out). Only what was stored is hashed: a manifest of
+    /// every variant of every video would cost gigabytes of generation.
+    func hashManifest(paths: Set<String>) -> [String: String] {
+        var manifest: [String: String] = [:]
+        for path in paths {
+            guard let content = ContentPath(path), let served = try? origin.store.loadResource(at: content) else { continue }
+            manifest[path] = served.sha256
+        }
+        return manifest
+    }
+
+    /// Stops the conditioner and the origin.
+    func stop() async {
+        conditioner.stop()
+        try? await origin.stop()
+    }
+
+    /// The standard catalog plus `extraProtected`.
+    static func videos(_ configuration: CatalogConfiguration) -> [Video] {
+        let standard = Catalog.standardVideos(configuration)
+        guard let protected = standard.first(where: { $0.id == "protected" }) else { return standard }
+        return standard + extraProtected.map { id in
+            var copy = protected
+            copy.id = id
+            copy.name = "Protected Sample (\(id))"
+            return copy
+        }
+    }
+
+    /// `link` with an unshaped downlink or uplink given `unshapedRate`.
+    static func shaped(_ link: InterfaceLink) -> InterfaceLink {
+        var link = link
+        if link.downlink.rate == .unlimited { link.downlink.rate = .constant(bitsPerSecond: unshapedRate) }
+        if link.uplink.rate == .unlimited { link.uplink.rate = .constant(bitsPerSecond: unshapedRate) }
+        return link
+    }
+
+    /// The mean of a rate, nil when unlimited.
+    static func meanRate(_ rate: RateSpec) -> Double? {
+        switch rate {
+        case .unlimited: nil
+        case .constant(let bitsPerSecond): bitsPerSecond
+        case .trace(let trace): trace.meanBitsPerSecond
+        }
+    }
+
+    /// The catalog's size scale that makes the clear video's lowest variant (400 kbit/s,
+    /// 125 s at scale 1) last `seconds` at `rate`, within [0.02, 1].
+    static func sizeScale(rate: Double, seconds: Double) -> Double {
+        let nominalBits = 400_000.0 * 125
+        return min(1, max(0.02, rate * seconds / nominalBits))
+    }
+}

@@ -1,0 +1,176 @@
+import BenchCore
+import Foundation
+import OfflineDownloads
+
+/// The scenario suite of DESIGN.md §5. Each script brings up the interfaces it needs
+/// (everything starts down), launches the app, acts, and inspects what was stored so
+/// the properties can judge integrity, cleanup and playback.
+public enum ScenarioSuite {
+    /// Every scenario, in the order a run plays them.
+    public static let all: [Scenario] = [autoSuspend, cellularPolicy, crashRecovery, licenseBeforeBackground, housekeeping]
+
+    /// The scenario named `name`, nil when there is none.
+    public static func named(_ name: String) -> Scenario? {
+        all.first { $0.name == name }
+    }
+
+    /// States a download waits in when it cannot go on, or has finished.
+    static let waiting: Set<DownloadState> = [
+        .suspended(.network), .suspended(.cellularNotAllowed), .failed, .downloaded,
+    ]
+
+    /// One download per down mode: WiFi (the only interface) goes down a quarter of the
+    /// way through, in that mode, long enough to suspend, then returns.
+    public static let autoSuspend = Scenario(
+        name: "auto-suspend-on-disconnect",
+        summary: "WiFi, the only interface, goes down during a download in each mode (reset, refuse, blackhole "
+            + "with no path update); the download must suspend for the network, never fail, resume and complete byte-exact.",
+        // Integrity is judged whenever a download completed; not asserted here, so that an
+        // app that fails instead of suspending is reported for exactly that.
+        asserts: ["auto-suspend-on-disconnect", "bounded-retries"]
+    ) { s in
+        await s.setInterface(.wifi, up: true)
+        try await s.waitForPath([.wifi])
+        try await s.launch()
+        for (video, mode) in [("clear", DownMode.reset), ("http-key", .refuse), ("protected", .blackhole)] {
+            let token = try await s.request(video)
+            try await s.wait("\(video) at 25 %") { $0.progress(token) >= 0.25 || waiting.contains($0.states[token] ?? .requested) }
+            await s.setInterface(.wifi, up: false, mode: mode, publish: mode != .blackhole)
+            try await s.wait("\(video) to stop for the outage (\(mode.rawValue))", timeout: .seconds(30)) {
+                waiting.contains($0.states[token] ?? .requested)
+            }
+            try await s.hold(.seconds(2))
+            await s.setInterface(.wifi, up: true)
+            try await s.waitSettled([token])
+            try await s.inspect(token)
+        }
+    }
+
+    /// WiFi goes away with cellular up: a download not allowed cellular waits, one
+    /// allowed continues; the setting changed mid-download applies to the later one only.
+    public static let cellularPolicy = Scenario(
+        name: "cellular-policy",
+        summary: "WiFi goes away with cellular up: the download requested while cellular was not allowed moves no "
+            + "byte over cellular and waits; the one requested after the user allowed cellular continues over it.",
+        asserts: ["cellular-policy", "integrity"]
+    ) { s in
+        await s.setInterface(.wifi, up: true)
+        await s.setInterface(.cellular, up: true)
+        try await s.waitForPath([.wifi, .cellular])
+        try await s.launch()
+        try await s.setAllowsCellular(false)
+        let notAllowed = try await s.request("clear")
+        try await s.wait("clear at 15 %") { $0.progress(notAllowed) >= 0.15 }
+        try await s.setAllowsCellular(true)
+        let allowed = try await s.request("http-key")
+        try await s.wait("http-key under way") { $0.progress(allowed) > 0 || $0.states[allowed] == .downloaded }
+        await s.setInterface(.wifi, up: false, mode: .reset)
+        try await s.wait("clear to wait for WiFi", timeout: .seconds(30)) {
+            waiting.contains($0.states[notAllowed] ?? .requested)
+        }
+        try await s.waitSettled([allowed])
+        try await s.hold(.seconds(2))
+        await s.setInterface(.wifi, up: true)
+        try await s.waitSettled([notAllowed])
+        for token in [notAllowed, allowed] { try await s.inspect(token) }
+    }
+
+    /// SIGKILL at seeded points (after a random number of stored segments), relaunch
+    /// told it crashed; then a force-quit relaunch.
+    public static let crashRecovery = Scenario(
+        name: "crash-recovery",
+        summary: "The app is killed (SIGKILL) three times at seeded points during two downloads and relaunched "
+            + "told it crashed: both complete byte-exact with no stored segment fetched again; after a force-quit "
+            + "the interrupted download is reported failed at once.",
+        asserts: ["crash-recovery", "integrity", "cancel-delete-clean"]
+    ) { s in
+        await s.setInterface(.wifi, up: true)
+        try await s.waitForPath([.wifi])
+        try await s.launch()
+        let tokens = [try await s.request("clear"), try await s.request("protected")]
+        for round in 1...3 {
+            let segments = await s.random(2...6)
+            try await s.wait("\(segments) segments stored (crash \(round))") { live in
+                live.segmentsSinceLaunch >= segments || tokens.allSatisfy { live.states[$0] == .downloaded }
+            }
+            guard await !s.allSettled(tokens) else { break }
+            try await s.crashAndRelaunch(.crash)
+        }
+        try await s.waitSettled(tokens)
+        for token in tokens { try await s.inspect(token) }
+        let interrupted = try await s.request("http-key")
+        try await s.wait("http-key at 20 %") { $0.progress(interrupted) >= 0.2 || $0.states[interrupted] == .downloaded }
+        try await s.crashAndRelaunch(.userForceQuit)
+        try await s.wait("the interrupted download reported failed", timeout: .seconds(15)) {
+            [.failed, .downloaded].contains($0.states[interrupted])
+        }
+        try await s.user(.delete, interrupted)
+        try await s.inspect(interrupted)
+    }
+
+    /// Three protected downloads queued, then `prepareForBackground()` and the background.
+    public static let licenseBeforeBackground = Scenario(
+        name: "license-before-background",
+        summary: "Three protected downloads are queued, then the app calls prepareForBackground() and goes to the "
+            + "background: every license must be persisted before the background and before its first encrypted "
+            + "segment, and no license request may reach the server in the background.",
+        asserts: ["license-before-background", "integrity"]
+    ) { s in
+        await s.setInterface(.wifi, up: true)
+        try await s.waitForPath([.wifi])
+        try await s.launch()
+        var tokens: [String] = []
+        for video in ["protected", "protected-b", "protected-c"] { tokens.append(try await s.request(video)) }
+        try await s.prepareForBackground()
+        try await s.setForeground(false)
+        try await s.hold(.seconds(4))
+        try await s.setForeground(true)
+        try await s.waitSettled(tokens)
+        for token in tokens { try await s.inspect(token) }
+    }
+
+    /// Cancel, delete, the offline package with no network, and a rental that expires.
+    public static let housekeeping = Scenario(
+        name: "housekeeping",
+        summary: "A download is cancelled mid-way and two are deleted (nothing may be left behind), a finished "
+            + "package is opened with every interface down (it must play), and a 12 s rental is opened after it "
+            + "expired (it must refuse to play).",
+        asserts: ["cancel-delete-clean", "offline-playback", "expired-rental-refuses-playback", "integrity"]
+    ) { s in
+        await s.setInterface(.wifi, up: true)
+        try await s.waitForPath([.wifi])
+        try await s.launch()
+        let kept = try await s.request("clear")
+        let canceled = try await s.request("http-key")
+        try await s.wait("http-key at 20 %") { $0.progress(canceled) >= 0.2 || $0.states[canceled] == .downloaded }
+        try await s.user(.cancel, canceled)
+        try await s.wait("the cancelled download to be gone", timeout: .seconds(30)) {
+            $0.states[canceled] == .notDownloaded
+        }
+        try await s.inspect(canceled)
+        try await s.waitSettled([kept])
+        let rentalStart = ContinuousClock.now
+        let rental = try await s.request("protected", rentalSeconds: 12)
+        try await s.waitSettled([rental])
+        try await s.inspect(rental)
+        await s.setInterface(.wifi, up: false, mode: .reset)
+        try await s.waitForPath([])
+        try await s.inspect(kept)
+        let expiry = rentalStart + .seconds(14)
+        if ContinuousClock.now < expiry { try await s.hold(expiry - ContinuousClock.now) }
+        try await s.inspect(rental)
+        for token in [kept, rental] {
+            try await s.user(.delete, token)
+            try await s.inspect(token)
+        }
+        await s.setInterface(.wifi, up: true)
+    }
+}
+
+extension ScenarioContext {
+    /// Whether every one of `tokens` is downloaded or failed.
+    public func allSettled(_ tokens: [String]) -> Bool {
+        let live = collector.live
+        return tokens.allSatisfy { [.downloaded, .failed].contains(live.states[$0]) }
+    }
+}

@@ -1,0 +1,147 @@
+import BenchCore
+import FixtureOrigin
+import Foundation
+import LinkConditioner
+import OfflineDownloads
+import Synchronization
+
+/// The run's merged trace as it grows, and the live view of the app the scenario
+/// scripts wait on.
+///
+/// Every part reports here from its own thread: the conditioner's loop thread (as its
+/// `EventSink`), the agent reader thread, the harness task; the origin's and license
+/// server's logs are absorbed after each scenario. Entries are stamped relative to
+/// `epoch` (CLOCK_MONOTONIC nanoseconds), so all parts share one time axis.
+public final class TraceCollector: EventSink, Sendable {
+    /// CLOCK_MONOTONIC nanoseconds at trace time 0.
+    public let epoch: UInt64
+    /// The wall clock at `epoch`.
+    public let epochWallClock: Date
+    private let clock: any TraceClock
+    private let state = Mutex(State())
+
+    private struct State {
+        var entries: [TraceEntry] = []
+        var live = LiveState()
+    }
+
+    /// A collector whose epoch is now.
+    public init(clock: any TraceClock = MonotonicClock()) {
+        self.clock = clock
+        epoch = clock.nowNanoseconds
+        epochWallClock = Date()
+    }
+
+    /// Nanoseconds since the epoch, now.
+    public var now: UInt64 { relative(clock.nowNanoseconds) }
+
+    /// Every entry so far, in arrival order.
+    public var entries: [TraceEntry] { state.withLock { $0.entries } }
+
+    /// How many entries there are (a scenario's window starts at this index).
+    public var count: Int { state.withLock { $0.entries.count } }
+
+    /// The entries from index `start` on.
+    public func entries(from start: Int) -> [TraceEntry] {
+        state.withLock { Array($0.entries[min(start, $0.entries.count)...]) }
+    }
+
+    /// A copy of the live view.
+    public var live: LiveState { state.withLock { $0.live } }
+
+    /// Records what the harness did, now.
+    public func harness(_ event: HarnessEvent) {
+        append(TraceEntry(t: now, .harness(event)))
+    }
+
+    /// Records what the agent reported, stamped by the agent at `monotonic` nanoseconds.
+    public func agent(_ event: AgentEvent, at monotonic: UInt64) {
+        let entry = TraceEntry(t: relative(monotonic), .agent(event))
+        state.withLock { state in
+            state.entries.append(entry)
+            state.live.absorb(event)
+        }
+    }
+
+    /// `EventSink`: a conditioner event, already relative to `epoch` (the conditioner
+    /// is started with this collector's epoch).
+    public func record(_ event: ConditionerEvent) {
+        append(TraceEntry(t: event.time, .conditioner(event.kind)))
+    }
+
+    /// Adds the origin's request records, each stamped at its response's end, naming
+    /// the interface by `interfaces` (a conditioner listener's `"host:port"` → kind)
+    /// when the origin could only name it by address.
+    public func absorb(origin records: [OriginRequestRecord], interfaces: [String: InterfaceKind]) {
+        let entries = records.map { record in
+            var record = record
+            if let name = record.interface, let kind = interfaces[name] { record.interface = kind.rawValue }
+            return TraceEntry(t: relative(record.startedAtNanoseconds + record.durationNanoseconds), .origin(record))
+        }
+        state.withLock { $0.entries += entries }
+    }
+
+    /// Adds the license server's events, stamped by their own monotonic time.
+    public func absorb(license events: [LicenseEvent]) {
+        let entries = events.map { TraceEntry(t: relative($0.atNanoseconds), .license($0)) }
+        state.withLock { $0.entries += entries }
+    }
+
+    /// Forgets the live view: a new scenario starts with a new app.
+    public func scenarioStarted() {
+        state.withLock { $0.live = LiveState() }
+    }
+
+    /// Starts a new agent process's view (its states are restored from its index).
+    public func agentRelaunched() {
+        state.withLock { $0.live.segmentsSinceLaunch = 0 }
+    }
+
+    private func append(_ entry: TraceEntry) {
+        state.withLock { $0.entries.append(entry) }
+    }
+
+    private func relative(_ monotonic: UInt64) -> UInt64 {
+        monotonic >= epoch ? monotonic - epoch : 0
+    }
+}
+
+/// What the harness knows of the app right now, from the agent's events: what the
+/// scripts' triggers (state, progress, n-th segment) look at.
+public struct LiveState: Sendable {
+    /// The latest state of each download.
+    public var states: [String: DownloadState] = [:]
+    /// The latest fraction of each media selection, by download.
+    public var fractions: [String: [String: Double]] = [:]
+    /// Segments stored by each download, ever, and by any download since the agent's launch.
+    public var segments: [String: Int] = [:]
+    public var segmentsSinceLaunch = 0
+    /// Downloads the agent reported finished.
+    public var finished: Set<String> = []
+
+    /// The progress of `download`: the mean of its media selections' fractions (0 when
+    /// none yet). Key files, a selection of their own, are left out: they come first
+    /// and whole, and would put a download at 50 % before its first segment.
+    public func progress(_ download: String) -> Double {
+        let media = (fractions[download] ?? [:]).filter { $0.key != DownloadPlan.keyStream }
+        guard !media.isEmpty else { return 0 }
+        return media.values.reduce(0, +) / Double(media.count)
+    }
+
+    mutating func absorb(_ event: AgentEvent) {
+        switch event {
+        case let .stateChanged(download, _, to):
+            states[download] = to
+            if to == .notDownloaded { fractions[download] = nil }
+        case let .progress(download, selection, fraction):
+            fractions[download, default: [:]][selection] = fraction
+        case let .segmentStored(download, _, _, _, _):
+            segments[download, default: 0] += 1
+            segmentsSinceLaunch += 1
+        case let .finished(download, _):
+            finished.insert(download)
+        case .launched, .licenseAcquired, .licenseRenewed, .licenseFailed, .evicted, .error, .inspected:
+            break
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import BenchCore
+import BenchReports
+import Foundation
+import ResilienceHarness
+
+/// `bench gate`: the CI resilience gate.
+struct GateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gate",
+        abstract: "Run the CI suite and fail on any property failure or on a metric worse than the baseline.",
+        discussion: """
+            Runs the scenarios like `bench run`, then compares every metric with the baseline file: a metric \
+            worse than its baseline beyond the tolerance set for it in that file is a regression. Prints what \
+            regressed. --update-baseline rewrites the file from this run (keeping each metric's tolerance) \
+            instead of gating on it; property failures still fail.
+            Exit status: 0 when the gate passes, 1 when it fails, 2 for bad input.
+            Example: swift run bench gate --baseline Reports/baseline.json
+            """
+    )
+
+    @Option(help: "The baseline file (JSON, with a tolerance per metric).")
+    var baseline: String = Baseline.defaultPath
+
+    @Option(help: "The network profile (YAML).")
+    var profile: String = "Profiles/flaky-wifi.yaml"
+
+    @Option(name: .customLong("scenario"), help: "Run only this scenario (repeatable).")
+    var scenarios: [String] = []
+
+    @Option(help: "Seed of the run's random choices (default: the profile's seed).")
+    var seed: UInt64?
+
+    @Option(help: "Report directory (default: Reports/<timestamp>-<profile>/).")
+    var out: String?
+
+    @Option(name: .customLong("time-limit"), help: "Seconds one scenario may take before it is stopped and failed.")
+    var timeLimit: Double = 240
+
+    @Flag(name: .customLong("update-baseline"), help: "Rewrite the baseline from this run.")
+    var updateBaseline = false
+
+    func run() async throws {
+        let url = URL(fileURLWithPath: baseline)
+        var current = Baseline()
+        if FileManager.default.fileExists(atPath: baseline) {
+            do { current = try Baseline.read(from: url) } catch { exitBadInput("\(error)") }
+        } else if !updateBaseline {
+            exitBadInput("no baseline at \(baseline); make one with `bench gate --update-baseline --baseline \(baseline)`")
+        }
+        let suite = SuiteRun(
+            profilePath: profile, scenarioNames: scenarios, seed: seed, timeLimitSeconds: timeLimit, misbehavior: nil,
+            progressOnStandardError: false)
+        let run: HarnessRun
+        do { run = try await suite.run() } catch { exitBadInput(error.description) }
+        let comparison = GateComparison(report: run.report, baseline: current)
+        let directory = out ?? SuiteRun.defaultDirectory(profile: run.report.run.profile)
+        let files = try SuiteRun.write(run, comparison: comparison, to: directory)
+        print("\n" + SummaryTable.render(run.report) + "\n")
+        if updateBaseline {
+            try current.updated(from: run.report).write(to: url)
+            print("baseline written: \(baseline)")
+            print("report: \(files.reportHTML.path)")
+            if !run.report.passed {
+                print("gate: FAIL: a property failed; the baseline records the metrics, but fix the failure")
+                throw ExitCode(1)
+            }
+            return
+        }
+        for line in comparison.lines(baselinePath: baseline) { print(line) }
+        print("report: \(files.reportHTML.path)")
+        if !comparison.passed { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,72 @@
+import BenchCore
+import Foundation
+import ResilienceHarness
+import Synchronization
+
+/// Live progress of a run on the terminal: one line per scenario, and while it runs a
+/// progress bar (redrawn in place on a terminal, one line every 10 s otherwise).
+final class ProgressPrinter: Sendable {
+    private let output: UnsafeOutput
+    private let isTerminal: Bool
+    private let lastLine = Mutex<Double>(-10)
+
+    /// Prints to stderr when `toStandardError` (the `--json` mode keeps stdout for JSON).
+    init(toStandardError: Bool) {
+        output = UnsafeOutput(descriptor: toStandardError ? 2 : 1)
+        isTerminal = isatty(toStandardError ? 2 : 1) == 1
+    }
+
+    func handle(_ progress: HarnessProgress) {
+        switch progress {
+        case let .scenarioStarted(name, index, count):
+            output.write("[\(index + 1)/\(count)] \(name)\n")
+            lastLine.withLock { $0 = -10 }
+        case let .running(name, elapsed, limit, live):
+            let seconds = elapsed.seconds
+            let line = "  \(Self.bar(seconds / limit.seconds)) \(String(format: "%5.1f", seconds)) s  \(Self.describe(live))"
+            if isTerminal {
+                output.write("\r\u{1B}[2K" + line)
+            } else if lastLine.withLock({ last in
+                guard seconds - last >= 10 else { return false }
+                last = seconds
+                return true
+            }) {
+                output.write(line + "  (\(name))\n")
+            }
+        case .scenarioFinished(let result):
+            if isTerminal { output.write("\r\u{1B}[2K") }
+            output.write("  \(SummaryTable.outcome(result))\n")
+        }
+    }
+
+    /// `[#####.....]` for `fraction` of the time limit.
+    static func bar(_ fraction: Double) -> String {
+        let filled = Int((min(1, max(0, fraction)) * 20).rounded())
+        return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: 20 - filled) + "]"
+    }
+
+    /// "2 downloading, 1 downloaded (48 %)".
+    static func describe(_ live: LiveState) -> String {
+        guard !live.states.isEmpty else { return "starting" }
+        var counts: [String: Int] = [:]
+        for state in live.states.values { counts["\(state)", default: 0] += 1 }
+        let states = counts.keys.sorted().map { "\(counts[$0]!) \($0)" }.joined(separator: ", ")
+        let total = live.states.keys.map(live.progress).reduce(0, +) / Double(live.states.count)
+        return states + " (\(Int(total * 100)) %)"
+    }
+}
+
+/// Writes whole strings to a file descriptor at once (lines from several tasks never interleave).
+struct UnsafeOutput: Sendable {
+    let descriptor: Int32
+
+    func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Foundation.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+}

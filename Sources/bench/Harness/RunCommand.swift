@@ -1,0 +1,69 @@
+import ArgumentParser
+import BenchCore
+import BenchReports
+import Foundation
+import ResilienceHarness
+
+/// `bench` / `bench run`: the scenario suite under a profile, with reports.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the resilience scenarios under a network profile and write the reports.",
+        discussion: """
+            Starts a fixture origin and a link conditioner with the profile's WiFi and cellular links, \
+            launches the download engine in a child process (`bench agent`), and runs each scenario: the \
+            harness plays the network, the app lifecycle, crashes and the user, then judges every property \
+            over the recorded trace. Writes report.json, report.html, junit.xml and trace.jsonl.
+            Exit status: 0 when every property holds, 1 when one fails, 2 for bad input.
+            Example: swift run bench --profile Profiles/subway-commute.yaml
+            """
+    )
+
+    @Option(help: "The network profile (YAML), e.g. Profiles/subway-commute.yaml.")
+    var profile: String
+
+    @Option(name: .customLong("scenario"), help: "Run only this scenario (repeatable; see `bench scenarios`).")
+    var scenarios: [String] = []
+
+    @Option(help: "Seed of the run's random choices (default: the profile's seed).")
+    var seed: UInt64?
+
+    @Option(help: "Report directory (default: Reports/<timestamp>-<profile>/).")
+    var out: String?
+
+    @Option(name: .customLong("time-limit"), help: "Seconds one scenario may take before it is stopped and failed.")
+    var timeLimit: Double = 240
+
+    @Option(help: "Compare with this baseline file in the HTML report (the gate fails on regressions; run does not).")
+    var baseline: String?
+
+    @Option(help: ArgumentHelp("Run a deliberately misbehaving agent, to see the harness catch it.", visibility: .hidden))
+    var misbehave: String?
+
+    @Flag(help: "Print the report as JSON on stdout (progress goes to stderr).")
+    var json = false
+
+    func run() async throws {
+        let suite = SuiteRun(
+            profilePath: profile, scenarioNames: scenarios, seed: seed, timeLimitSeconds: timeLimit,
+            misbehavior: misbehave, progressOnStandardError: json)
+        let run: HarnessRun
+        do { run = try await suite.run() } catch { exitBadInput(error.description) }
+        var comparison: GateComparison?
+        if let baseline {
+            do { comparison = GateComparison(report: run.report, baseline: try Baseline.read(from: URL(fileURLWithPath: baseline))) } catch {
+                FileHandle.standardError.write(Data("warning: \(error); the report has no baseline column\n".utf8))
+            }
+        }
+        let directory = out ?? SuiteRun.defaultDirectory(profile: run.report.run.profile)
+        let files = try SuiteRun.write(run, comparison: comparison, to: directory)
+        if json {
+            FileHandle.standardOutput.write(try ReportJSON.encode(run.report))
+            FileHandle.standardOutput.write(Data("\n".utf8))
+        } else {
+            print("\n" + SummaryTable.render(run.report))
+            print("\nreport: \(files.reportHTML.path)")
+        }
+        if !run.report.passed { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,88 @@
+import ArgumentParser
+import BenchCore
+import BenchReports
+import Foundation
+import ResilienceHarness
+
+/// What `bench` (run) and `bench gate` share: reading the profile and the scenario
+/// names, running the harness with live progress, and writing the report files.
+struct SuiteRun {
+    var profilePath: String
+    var scenarioNames: [String]
+    var seed: UInt64?
+    var timeLimitSeconds: Double
+    var misbehavior: String?
+    var progressOnStandardError: Bool
+
+    /// Bad input: exit 2 with a message that says what to do.
+    struct BadInput: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The profile, or a `BadInput` naming the file and the problem.
+    func loadProfile() throws(BadInput) -> Profile {
+        do { return try Profile.load(contentsOf: profilePath) } catch {
+            throw BadInput(description: "\(error)")
+        }
+    }
+
+    /// The scenarios named (all when none), or a `BadInput` listing the known ones.
+    func scenarios() throws(BadInput) -> [Scenario] {
+        guard !scenarioNames.isEmpty else { return ScenarioSuite.all }
+        var chosen: [Scenario] = []
+        for name in scenarioNames {
+            guard let scenario = ScenarioSuite.named(name) else {
+                throw BadInput(description: "unknown scenario \"\(name)\"; known: \(ScenarioSuite.all.map(\.name).joined(separator: ", ")) (see `bench scenarios`)")
+            }
+            chosen.append(scenario)
+        }
+        return chosen
+    }
+
+    /// Runs the chosen scenarios under the profile with live progress.
+    func run() async throws(BadInput) -> HarnessRun {
+        let profile = try loadProfile()
+        let scenarios = try scenarios()
+        var agentMisbehavior: AgentMisbehavior?
+        if let misbehavior {
+            guard let parsed = AgentMisbehavior(rawValue: misbehavior) else {
+                throw BadInput(description: "unknown misbehaviour \"\(misbehavior)\"; known: \(AgentMisbehavior.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            agentMisbehavior = parsed
+        }
+        guard timeLimitSeconds > 0 else { throw BadInput(description: "--time-limit must be a positive number of seconds") }
+        let options = HarnessOptions(
+            profile: profile, profilePath: profilePath, seed: seed ?? profile.seed,
+            timeLimit: .milliseconds(Int64(timeLimitSeconds * 1000)), executable: Self.executablePath(),
+            misbehavior: agentMisbehavior)
+        let printer = ProgressPrinter(toStandardError: progressOnStandardError)
+        let output = UnsafeOutput(descriptor: progressOnStandardError ? 2 : 1)
+        output.write("Deadzone \(DeadzoneVersion.current): \(scenarios.count) scenario\(scenarios.count == 1 ? "" : "s") under \(profile.name) (seed \(options.seed))\n")
+        return await HarnessRunner.run(scenarios, options: options) { printer.handle($0) }
+    }
+
+    /// Writes report.json, report.html, junit.xml and trace.jsonl into `directory`.
+    static func write(_ run: HarnessRun, comparison: GateComparison?, to directory: String) throws -> ReportFiles {
+        try ReportWriter().write(run.report, trace: run.trace, comparison: comparison, to: URL(fileURLWithPath: directory))
+    }
+
+    /// `Reports/<timestamp>-<profile>/`.
+    static func defaultDirectory(profile: String) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        return "Reports/\(formatter.string(from: Date()))-\(profile)"
+    }
+
+    /// This executable, for the agent child processes.
+    static func executablePath() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+}
+
+/// Prints `message` on stderr and exits 2 (bad input).
+func exitBadInput(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+    exit(2)
+}

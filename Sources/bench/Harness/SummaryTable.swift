@@ -1,0 +1,44 @@
+import Foundation
+import ResilienceHarness
+
+/// The table printed at the end of a run, and the one-line outcome of a scenario.
+enum SummaryTable {
+    /// "PASS  8 properties held, 3 not applicable (41.2 s)" or "FAIL  crash-recovery: …".
+    static func outcome(_ result: ScenarioResult) -> String {
+        let seconds = Double(result.endNanoseconds - result.startNanoseconds) / 1e9
+        let time = String(format: "%.1f s", seconds)
+        if let error = result.error {
+            return "FAIL  \(error) (\(time))"
+        }
+        let failed = result.verdicts.filter(\.failed)
+        if let first = failed.first {
+            return "FAIL  \(failed.map(\.property).joined(separator: ", ")): \(first.summary) (\(time))"
+        }
+        let held = result.verdicts.filter { $0.outcome == .passed }.count
+        let skipped = result.verdicts.count - held
+        return "PASS  \(held) properties held, \(skipped) not applicable (\(time))"
+    }
+
+    /// One row per scenario: result, failed properties, time to complete, goodput, waste.
+    static func render(_ report: RunReport) -> String {
+        let header = ["scenario", "result", "failed properties", "complete", "goodput", "wasted", "peak RSS"]
+        var rows = [header]
+        for result in report.scenarios {
+            let metrics = result.metrics
+            rows.append([
+                result.name,
+                result.passed ? "pass" : "FAIL",
+                result.error != nil ? "(scenario error)" : result.verdicts.filter(\.failed).map(\.property).joined(separator: ","),
+                metrics.timeToCompleteSeconds.map { String(format: "%.1f s", $0) } ?? "-",
+                metrics.goodputBitsPerSecond.map { String(format: "%.2f Mbit/s", $0 / 1e6) } ?? "-",
+                metrics.wastedBytes.map { String(format: "%.1f KiB", Double($0) / 1024) } ?? "-",
+                metrics.agentPeakRSSBytes.map { String(format: "%.0f MiB", Double($0) / 1_048_576) } ?? "-",
+            ])
+        }
+        let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
+                .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+        }.joined(separator: "\n")
+    }
+}

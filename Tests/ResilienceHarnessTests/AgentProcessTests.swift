@@ -1,0 +1,162 @@
+import BenchCore
+import FixtureOrigin
+import Foundation
+import OfflineDownloads
+@testable import ResilienceHarness
+import Testing
+
+/// `bench agent` in real child processes, driven through `AgentProcess` against a real
+/// origin on loopback (the WiFi interface's endpoint is the origin itself).
+@Suite(.serialized) struct AgentProcessTests {
+    @Test func downloadsInspectsAndDeletesAVideo() async throws {
+        try await withAgentFixture { fixture in
+            let (agent, log) = try fixture.launch()
+            #expect(await log.wait { _ in log.launched(after: .clean) })
+            _ = try await agent.send(.setPath(fixture.wifi))
+            let token = try await agent.requestToken(try await fixture.request("clear"))
+            #expect(await log.wait { _ in log.isFinished(token) }, "\(log.events)")
+            #expect(log.states(of: token).last == .downloaded)
+            #expect(log.states(of: token).contains(.downloading))
+            let stored = log.stored(token)
+            #expect(!stored.isEmpty && stored.allSatisfy { $0.path.hasPrefix("/videos/clear/") }, "\(stored)")
+
+            // What the agent finds on disk is what the origin served, byte for byte.
+            let inspection = try await agent.inspect(token)
+            #expect(inspection.known && inspection.state == .downloaded && inspection.files > stored.count)
+            #expect(inspection.playable && inspection.unplayableReason == nil)
+            #expect(inspection.packageComplete)
+            #expect(Set(inspection.segmentHashes.keys) == Set(stored.map(\.path)))
+            let manifest = try fixture.server.store.hashManifest(videoIDs: ["clear"])
+            for (path, hash) in inspection.segmentHashes {
+                #expect(hash == manifest.entries[path]?.sha256, "\(path)")
+            }
+            #expect(log.events.contains(.inspected(inspection)))
+
+            // Deleted: nothing left, and the engine forgot it.
+            #expect(try await agent.send(.delete(token)) == .done)
+            let gone = try await agent.inspect(token)
+            #expect(!gone.known && gone.files == 0 && gone.state == nil && !gone.playable && gone.segmentHashes.isEmpty)
+            await #expect(throws: AgentProcessError.self) { try await agent.send(.pause(token)) }
+
+            #expect(await agent.shutdown(timeout: .seconds(30)) == 0)
+            #expect(!agent.isRunning && agent.peakRSSBytes > 1 << 20)
+        }
+    }
+
+    @Test func refusesMalformedLinesAndKeepsRunning() async throws {
+        try await withAgentFixture { fixture in
+            let (agent, _) = try fixture.launch()
+            #expect(agent.write(Data("this is not json\n".utf8)) == nil)
+            #expect(agent.write(Data(#"{"id": 900, "command": {"fly": {}}}"#.utf8 + [0x0A])) == nil)
+            // The agent still answers, after refusing both lines in order.
+            let inspection = try await agent.inspect("nothing")
+            #expect(!inspection.known && inspection.files == 0)
+            let diagnostics = agent.diagnostics
+            #expect(diagnostics.count == 2, "\(diagnostics)")
+            #expect(diagnostics.first?.contains("request -1") == true, "\(diagnostics)")
+            #expect(diagnostics.last?.contains("request 900") == true, "\(diagnostics)")
+            #expect(diagnostics.allSatisfy { $0.contains("not an AgentRequest") }, "\(diagnostics)")
+            #expect(await agent.shutdown(timeout: .seconds(30)) == 0)
+        }
+    }
+
+    @Test func theEngineRefusalIsTheSendersError() async throws {
+        try await withAgentFixture { fixture in
+            let (agent, _) = try fixture.launch()
+            let request = try await fixture.request("online-only")
+            do throws(AgentProcessError) {
+                _ = try await agent.send(.request(request))
+                Issue.record("an online-only video was accepted")
+            } catch {
+                guard case .refused(let why) = error else { throw error }
+                #expect(why.contains("not offline-enabled"), "\(why)")
+            }
+            #expect(await agent.shutdown(timeout: .seconds(30)) == 0)
+        }
+    }
+
+    @Test func aSIGKILLedAgentResumesAfterACrashWithoutFetchingAgain() async throws {
+        try await withAgentFixture(Self.holdLargeSegments) { fixture in
+            let run = try await Self.crashMidDownload(fixture, relaunchOptions: [])
+            // The second run fetched only what the first had not stored.
+            #expect(run.secondRun.isDisjoint(with: run.firstRun), "\(run.firstRun) then \(run.secondRun)")
+            #expect(run.firstRun.union(run.secondRun) == Set(0..<20))
+            #expect(run.inspection.playable && run.inspection.packageComplete)
+            let manifest = try fixture.server.store.hashManifest(videoIDs: ["large"])
+            #expect(run.inspection.segmentHashes.count == 20)
+            for (path, hash) in run.inspection.segmentHashes {
+                #expect(hash == manifest.entries[path]?.sha256, "\(path)")
+            }
+        }
+    }
+
+    @Test func aSilentAgentTimesOutAndKillFailsWhatWaits() async throws {
+        // `sleep` stands for an agent that hangs: it reads nothing and never answers.
+        let agent = try AgentProcess.launch(executable: "/bin/sleep", arguments: ["600"]) { _, _ in }
+        await #expect(throws: AgentProcessError.timedOut(command: .inspect("x"))) {
+            try await agent.send(.inspect("x"), timeout: .milliseconds(300))
+        }
+        let pending = Task { () -> Result<AgentReplyValue, AgentProcessError> in
+            do throws(AgentProcessError) {
+                return .success(try await agent.send(.inspect("y"), timeout: .seconds(60)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(agent.isRunning)
+        await agent.kill()
+        #expect(await pending.value == .failure(.exited(status: 137)))
+        #expect(agent.exitStatus == 137 && !agent.isRunning)
+        await #expect(throws: AgentProcessError.exited(status: 137)) { try await agent.send(.inspect("z")) }
+        try? FileManager.default.removeItem(atPath: agent.stderrPath)
+    }
+
+    @Test func aMissingExecutableIsAnIOError() {
+        #expect(throws: AgentProcessError.self) {
+            try AgentProcess.launch(executable: "/nonexistent/bench", arguments: []) { _, _ in }
+        }
+    }
+
+    // MARK: Crash helpers
+
+    /// Segments 10-19 of `large` hold their first byte for a minute: a run is always
+    /// caught with 0-9 stored and the rest in flight.
+    static func holdLargeSegments(_ configuration: inout OriginConfiguration) {
+        configuration.faultRules = try! FaultRuleSet(rules: [
+            FaultRule(path: "/videos/large/400k/seg1?.ts", fault: .addedTimeToFirstByte(.seconds(60)))
+        ])
+    }
+
+    struct CrashRun {
+        /// Video segment indexes of `large` stored by the first and the second process.
+        var firstRun: Set<Int>
+        var secondRun: Set<Int>
+        var inspection: AgentInspection
+    }
+
+    /// Downloads `clear` to the end, then `large` until the hold; SIGKILLs the agent;
+    /// lifts the hold and relaunches with `--after crash` (and `relaunchOptions`) until
+    /// `large` is finished. Checks `clear` is still downloaded.
+    static func crashMidDownload(_ fixture: AgentFixture, relaunchOptions: [String]) async throws -> CrashRun {
+        let (first, log1) = try fixture.launch()
+        _ = try await first.send(.setPath(fixture.wifi))
+        let clear = try await first.requestToken(try await fixture.request("clear"))
+        #expect(await log1.wait { _ in log1.isFinished(clear) })
+        let large = try await first.requestToken(try await fixture.request("large"))
+        #expect(await log1.wait { _ in log1.stored(large).count >= 10 }, "\(log1.stored(large))")
+        await first.kill()
+        #expect(first.exitStatus == 137)
+        fixture.server.setFaultRules(try FaultRuleSet(rules: []))
+
+        let (second, log2) = try fixture.launch(["--after", "crash"] + relaunchOptions)
+        #expect(await log2.wait { _ in log2.launched(after: .crash) })
+        _ = try await second.send(.setPath(fixture.wifi))
+        #expect(await log2.wait { _ in log2.isFinished(large) }, "\(log2.events)")
+        let inspection = try await second.inspect(large)
+        #expect(try await second.inspect(clear).playable)
+        #expect(await second.shutdown(timeout: .seconds(30)) == 0)
+        let video = { (log: AgentEventLog) in Set(log.stored(large).filter { $0.stream == "video" }.map(\.index)) }
+        return CrashRun(firstRun: video(log1), secondRun: video(log2), inspection: inspection)
+    }
+}

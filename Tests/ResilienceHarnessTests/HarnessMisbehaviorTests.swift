@@ -1,0 +1,50 @@
+import BenchCore
+import Foundation
+import ResilienceHarness
+import Testing
+
+/// End to end: the real harness (origin, conditioner, `bench agent` child processes)
+/// runs one scenario with a deliberately misbehaving agent, and must report exactly the
+/// property that misbehaviour breaks as failed. The honest agent passing the same
+/// scenarios is what the CI gate (`bench gate`) shows on every run.
+///
+/// Serialized: each run shapes real links and times real outages; running them side by
+/// side on a small machine would only blur their timing.
+@Suite(.serialized) struct HarnessMisbehaviorTests {
+    /// Fast, clean links so a scenario takes seconds: WiFi 8 Mbit/s, cellular 4 Mbit/s (expensive).
+    static let profile = Profile(
+        name: "test-links",
+        initial: [
+            .wifi: InterfaceSetup(link: InterfaceLink(
+                downlink: LinkDirectionParameters(rate: .constant(bitsPerSecond: 8_000_000), delay: .milliseconds(5)),
+                uplink: LinkDirectionParameters(rate: .constant(bitsPerSecond: 4_000_000), delay: .milliseconds(5)))),
+            .cellular: InterfaceSetup(link: InterfaceLink(
+                downlink: LinkDirectionParameters(rate: .constant(bitsPerSecond: 4_000_000), delay: .milliseconds(20)),
+                uplink: LinkDirectionParameters(rate: .constant(bitsPerSecond: 2_000_000), delay: .milliseconds(20)),
+                isExpensive: true)),
+        ])
+
+    static let cases: [(AgentMisbehavior, String)] = [
+        (.ignoreCellularPolicy, "cellular-policy"),
+        (.failOnOutage, "auto-suspend-on-disconnect"),
+        (.refetchAfterCrash, "crash-recovery"),
+        (.backgroundBeforeLicense, "license-before-background"),
+    ]
+
+    @Test(arguments: cases.map(\.0))
+    func theHarnessReportsExactlyThePropertyAMisbehaviourBreaks(_ misbehavior: AgentMisbehavior) async throws {
+        let scenarioName = try #require(Self.cases.first { $0.0 == misbehavior }?.1)
+        let scenario = try #require(ScenarioSuite.named(scenarioName))
+        let options = HarnessOptions(
+            profile: Self.profile, profilePath: "(test)", seed: 7, timeLimit: .seconds(150),
+            executable: try benchExecutable(), misbehavior: misbehavior)
+        let run = await HarnessRunner.run([scenario], options: options)
+        let result = try #require(run.report.scenarios.first)
+        let failed = result.verdicts.filter(\.failed).map(\.property)
+        let summaries = result.verdicts.map { "\($0.property): \($0.outcome.rawValue): \($0.summary)" }
+        #expect(result.error == nil, "the scenario did not run to its end: \(result.error ?? "")")
+        #expect(failed == [misbehavior.brokenProperty], "verdicts:\n\(summaries.joined(separator: "\n"))")
+        let broken = try #require(result.verdicts.first { $0.property == misbehavior.brokenProperty })
+        #expect(!broken.evidence.isEmpty, "a failed verdict must carry its evidence")
+    }
+}

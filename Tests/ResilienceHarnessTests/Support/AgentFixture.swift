@@ -1,0 +1,168 @@
+import BenchCore
+import FixtureOrigin
+import Foundation
+import OfflineDownloads
+import ResilienceHarness
+import Synchronization
+
+/// The `bench` executable `swift build` put beside the test bundle.
+func benchExecutable() throws -> String {
+    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for candidate in [directory, directory.deletingLastPathComponent()] {
+        let path = candidate.appendingPathComponent("bench").path
+        if FileManager.default.isExecutableFile(atPath: path) { return path }
+    }
+    throw BenchMissing(directory: directory.path)
+}
+
+struct BenchMissing: Error, CustomStringConvertible {
+    var directory: String
+    var description: String {
+        "no bench executable near \(directory): run `swift build --build-tests` before `swift test --skip-build`"
+    }
+}
+
+/// The events one agent reported, collected on its monitor thread.
+final class AgentEventLog: Sendable {
+    private let entries = Mutex<[AgentEvent]>([])
+
+    func append(_ event: AgentEvent) { entries.withLock { $0.append(event) } }
+
+    var events: [AgentEvent] { entries.withLock { $0 } }
+
+    /// Polls until `condition` holds over the events, for up to `seconds`; whether it did.
+    func wait(seconds: Double = 60, until condition: ([AgentEvent]) -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition(events) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return condition(events)
+    }
+
+    /// The states `download` was reported in, in order (targets of its state changes).
+    func states(of download: String) -> [DownloadState] {
+        events.compactMap { if case .stateChanged(download, _, let to) = $0 { to } else { nil } }
+    }
+
+    /// The (stream, index, path) of each segment of `download` reported stored.
+    func stored(_ download: String) -> [(stream: String, index: Int, path: String)] {
+        events.compactMap {
+            if case .segmentStored(download, let stream, let index, _, let path) = $0 { (stream, index, path) } else { nil }
+        }
+    }
+
+    func isFinished(_ download: String) -> Bool {
+        events.contains { if case .finished(download, _) = $0 { true } else { false } }
+    }
+
+    func launched(after: ProcessTermination) -> Bool {
+        events.contains { if case .launched(_, after) = $0 { true } else { false } }
+    }
+}
+
+/// A real origin, a storage directory, and the agents launched on it (killed at the end).
+final class AgentFixture: Sendable {
+    let server: OriginServer
+    let storage: String
+    private let agents = Mutex<[AgentProcess]>([])
+
+    init(server: OriginServer) throws {
+        self.server = server
+        storage = NSTemporaryDirectory() + "deadzone-agent-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: storage, withIntermediateDirectories: true)
+    }
+
+    /// WiFi only, connecting straight to the origin.
+    var wifi: NetworkPath {
+        NetworkPath(interfaces: [PathInterface(kind: .wifi, isExpensive: false, isConstrained: false, endpoint: endpoint)])
+    }
+
+    /// Cellular only, connecting straight to the origin.
+    var cellularOnly: NetworkPath {
+        NetworkPath(interfaces: [
+            PathInterface(kind: .cellular, isExpensive: true, isConstrained: false, endpoint: endpoint)
+        ])
+    }
+
+    private var endpoint: String { "127.0.0.1:\(server.port)" }
+
+    /// Launches `bench agent` on the storage with `options`, its events logged.
+    func launch(_ options: [String] = []) throws -> (AgentProcess, AgentEventLog) {
+        let log = AgentEventLog()
+        let agent = try AgentProcess.launch(
+            executable: try benchExecutable(), arguments: ["agent", "--storage", storage] + options,
+            stderrPath: storage + "/agent-\(UUID().uuidString.prefix(8)).stderr"
+        ) { _, event in log.append(event) }
+        agents.withLock { $0.append(agent) }
+        return (agent, log)
+    }
+
+    /// The request for video `id`, with its catalog entry read from the origin.
+    func request(_ id: String, allowsCellular: Bool? = nil) async throws -> AgentDownloadRequest {
+        let url = URL(string: "http://\(endpoint)/videos/\(id)")!
+        let transport = HTTPTransport()
+        let answer: HTTPAnswer
+        do { answer = try await transport.fetch(url, via: nil) } catch {
+            try? await transport.shutdown()
+            throw error
+        }
+        try await transport.shutdown()
+        let document = try JSONDecoder().decode(VideoDocument.self, from: Data(answer.body))
+        return AgentDownloadRequest(document: document, catalogURL: url.absoluteString, allowsCellular: allowsCellular)
+    }
+
+    /// Kills every agent still running and removes the storage.
+    func tearDown() async {
+        for agent in agents.withLock({ $0 }) where agent.isRunning { await agent.kill() }
+        try? FileManager.default.removeItem(atPath: storage)
+    }
+}
+
+/// Runs `body` with an origin of small segments (`sizeScale`), `configure`d, and tears
+/// everything down afterwards, agents included.
+func withAgentFixture<T>(
+    sizeScale: Double = 0.02, _ configure: (inout OriginConfiguration) -> Void = { _ in },
+    _ body: (AgentFixture) async throws -> T
+) async throws -> T {
+    var configuration = OriginConfiguration(
+        catalog: CatalogConfiguration(sizeScale: sizeScale, largeVideoDuration: 120), threads: 1)
+    configure(&configuration)
+    let server = try await OriginServer.start(configuration: configuration)
+    let fixture: AgentFixture
+    do { fixture = try AgentFixture(server: server) } catch {
+        try? await server.stop()
+        throw error
+    }
+    do {
+        let result = try await body(fixture)
+        await fixture.tearDown()
+        try await server.stop()
+        return result
+    } catch {
+        await fixture.tearDown()
+        try? await server.stop()
+        throw error
+    }
+}
+
+extension AgentProcess {
+    /// The token a `request` reply carries.
+    func requestToken(_ request: AgentDownloadRequest) async throws -> String {
+        guard case .token(let token) = try await send(.request(request)) else { throw UnexpectedReply(command: "request") }
+        return token
+    }
+
+    /// The inspection an `inspect` reply carries.
+    func inspect(_ download: String) async throws -> AgentInspection {
+        guard case .inspection(let inspection) = try await send(.inspect(download)) else {
+            throw UnexpectedReply(command: "inspect")
+        }
+        return inspection
+    }
+}
+
+struct UnexpectedReply: Error, CustomStringConvertible {
+    var command: String
+    var description: String { "the agent answered \(command) with a value of the wrong kind" }
+}
