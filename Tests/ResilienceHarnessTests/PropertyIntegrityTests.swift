@@ -25,6 +25,28 @@ import Testing
         expectEvidence(verdict, at: 6, contains: "download d1: 2 segment hashes matched the origin's manifest")
     }
 
+    @Test func aDownloadDeletedAfterItsInspectionIsStillJudged() {
+        var b = downloaded(hashes: ["/videos/clear/400k/seg0.ts": "aa11", "/videos/clear/400k/seg1.ts": "ff00"])
+        b.userAction("delete", "d1", at: 7)
+        b.change("d1", from: .downloaded, to: .notDownloaded, at: 7)
+        b.inspect(inspection("d1", known: false), at: 8)
+        let verdict = evaluate(id, b, PropertyContext(hashManifest: manifest))
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 6, contains: "/videos/clear/400k/seg1.ts hashes ff00")
+    }
+
+    @Test func anInspectionAfterTheNextChangeDoesNotCount() {
+        var b = TraceBuilder()
+        b.request("d1", video: "clear", at: 0)
+        b.state("d1", .downloading, at: 1)
+        b.stored("d1", path: "/videos/clear/400k/seg0.ts", bytes: 100, index: 0, at: 2)
+        b.state("d1", .downloaded, at: 5)
+        b.change("d1", from: .downloaded, to: .notDownloaded, at: 6)
+        b.inspect(inspection("d1", known: false), at: 7)
+        let verdict = evaluate(id, b, PropertyContext(hashManifest: manifest))
+        #expect(verdict.outcome == .notApplicable)
+    }
+
     @Test func aMismatchFails() {
         let b = downloaded(hashes: ["/videos/clear/400k/seg0.ts": "aa11", "/videos/clear/400k/seg1.ts": "ff00"])
         let verdict = evaluate(id, b, PropertyContext(hashManifest: manifest))

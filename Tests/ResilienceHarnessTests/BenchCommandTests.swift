@@ -1,0 +1,77 @@
+import Foundation
+import ResilienceHarness
+import Testing
+
+/// The `bench` command's answers to bad input: exit status 2 and a message that says
+/// what to do, before anything is started.
+@Suite struct BenchCommandTests {
+    struct Outcome {
+        var status: Int32
+        var output: String
+    }
+
+    /// Runs `bench arguments` and collects its stdout and stderr.
+    func bench(_ arguments: [String]) throws -> Outcome {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try benchExecutable())
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+
+    func temporaryProfile(_ yaml: String) throws -> String {
+        let path = NSTemporaryDirectory() + "deadzone-profile-\(UUID().uuidString).yaml"
+        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func aMissingProfileIsBadInput() throws {
+        let outcome = try bench(["--profile", "/nonexistent/profile.yaml"])
+        #expect(outcome.status == 2)
+        #expect(outcome.output.contains("/nonexistent/profile.yaml"), "\(outcome.output)")
+    }
+
+    @Test func aBrokenProfileIsBadInputNamingTheProblem() throws {
+        let path = try temporaryProfile("name: broken\nduration: 1m\ninterfaces:\n  wifi:\n    downlink: {rate: fast}\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let outcome = try bench(["--profile", path])
+        #expect(outcome.status == 2)
+        #expect(outcome.output.contains("rate"), "\(outcome.output)")
+    }
+
+    @Test func anUnknownScenarioIsBadInputListingTheKnownOnes() throws {
+        let path = try temporaryProfile("name: plain\nduration: 1m\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let outcome = try bench(["--profile", path, "--scenario", "no-such-scenario"])
+        #expect(outcome.status == 2)
+        #expect(outcome.output.contains("unknown scenario \"no-such-scenario\""))
+        for scenario in ScenarioSuite.all { #expect(outcome.output.contains(scenario.name)) }
+    }
+
+    @Test func scenariosListsEveryScenarioAndProperty() throws {
+        let outcome = try bench(["scenarios"])
+        #expect(outcome.status == 0)
+        for scenario in ScenarioSuite.all { #expect(outcome.output.contains(scenario.name)) }
+        for property in Properties.all { #expect(outcome.output.contains(property.id)) }
+    }
+
+    @Test func reportOfADirectoryWithoutAReportIsBadInput() throws {
+        let directory = NSTemporaryDirectory() + "deadzone-empty-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let outcome = try bench(["report", directory])
+        #expect(outcome.status == 2)
+        #expect(outcome.output.contains("report.json"), "\(outcome.output)")
+    }
+
+    @Test func theGateWithoutABaselineSaysHowToMakeOne() throws {
+        let outcome = try bench(["gate", "--baseline", "/nonexistent/baseline.json"])
+        #expect(outcome.status == 2)
+        #expect(outcome.output.contains("--update-baseline"), "\(outcome.output)")
+    }
+}
