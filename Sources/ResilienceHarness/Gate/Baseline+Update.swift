@@ -9,7 +9,7 @@ extension Baseline {
     /// longer produces is dropped. Scenarios the run did not have are kept unchanged,
     /// so updating from a partial run loses nothing; delete a scenario by hand to
     /// retire it. Scenarios that failed or erred are updated too: the caller decides
-    /// whether to accept a failing run (`bench` refuses unless forced).
+    /// whether to accept a failing run (`bench gate --update-baseline` writes it and still fails).
     public func updated(from report: RunReport) -> Baseline {
         var next = self
         next.schemaVersion = Self.currentSchemaVersion
