@@ -92,13 +92,19 @@ struct ScenarioRun {
         let start = collector.now
         collector.scenarioStarted()
         collector.harness(.scenarioStarted(name: scenario.name, profile: options.profile.name, seed: seed))
-        // Every interface starts down; the script brings up what it needs.
-        for kind in InterfaceKind.allCases { collector.harness(.interfaceSet(kind, up: false, mode: .refuse)) }
+        // Every interface starts down and the script brings up what it needs, or as the profile says.
+        for kind in InterfaceKind.allCases {
+            let state = scenario.playsProfile ? options.profile.initial[kind]?.state ?? .up : .down(.refuse)
+            switch state {
+            case .up: collector.harness(.interfaceSet(kind, up: true, mode: nil))
+            case .down(let mode): collector.harness(.interfaceSet(kind, up: false, mode: mode))
+            }
+        }
         let network: ScenarioNetwork
         do {
             network = try await ScenarioNetwork.start(
                 profile: options.profile, focus: scenario.focus, targetSeconds: scenario.targetSeconds, seed: seed,
-                collector: collector)
+                collector: collector, playsProfile: scenario.playsProfile)
         } catch {
             return failed("could not start the scenario's origin and conditioner: \(error)", start: start)
         }
@@ -108,7 +114,8 @@ struct ScenarioRun {
         let launcher = AgentLauncher(
             executable: options.executable, storage: storage, stallTimeout: options.stallTimeout, seed: seed,
             misbehavior: options.misbehavior)
-        let context = ScenarioContext(collector: collector, network: network, launcher: launcher, seed: seed)
+        let context = ScenarioContext(
+            collector: collector, network: network, launcher: launcher, seed: seed, profile: options.profile)
         let relay = Task {
             for await path in network.conditioner.pathUpdates { await context.pathPublished(path) }
         }

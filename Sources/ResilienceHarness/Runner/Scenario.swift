@@ -16,14 +16,18 @@ public struct Scenario: Sendable {
     /// lowest variant should take on it.
     public var focus: InterfaceKind
     public var targetSeconds: Double
+    /// Whether the profile's own timeline plays under the script (interfaces start as
+    /// the profile says); otherwise every interface starts down and the script rules.
+    public var playsProfile: Bool
     /// The script; throws `ScenarioError` when a trigger never comes.
     public var script: @Sendable (ScenarioContext) async throws -> Void
 
     /// Creates a scenario.
     public init(
         name: String, summary: String, asserts: [String], focus: InterfaceKind = .wifi, targetSeconds: Double = 8,
-        script: @escaping @Sendable (ScenarioContext) async throws -> Void
+        playsProfile: Bool = false, script: @escaping @Sendable (ScenarioContext) async throws -> Void
     ) {
+        self.playsProfile = playsProfile
         self.name = name
         self.summary = summary
         self.asserts = asserts

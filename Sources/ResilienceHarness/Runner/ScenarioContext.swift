@@ -21,7 +21,11 @@ public actor ScenarioContext {
     /// The highest peak RSS of any agent process of the scenario.
     private(set) var peakRSSBytes = 0
 
-    init(collector: TraceCollector, network: ScenarioNetwork, launcher: AgentLauncher, seed: UInt64) {
+    /// The profile the scenario runs under.
+    public let profile: Profile
+
+    init(collector: TraceCollector, network: ScenarioNetwork, launcher: AgentLauncher, seed: UInt64, profile: Profile) {
+        self.profile = profile
         self.collector = collector
         self.network = network
         self.launcher = launcher
@@ -31,13 +35,15 @@ public actor ScenarioContext {
     // MARK: The operating system
 
     /// Launches the app (the agent process), telling it how the previous one ended,
-    /// and hands it the current path and lifecycle.
-    public func launch(after termination: ProcessTermination = .clean) async throws {
+    /// and hands it the current path and lifecycle: the one it had, or `inForeground`
+    /// (a user opening the app after a reboot brings it to the foreground).
+    public func launch(after termination: ProcessTermination = .clean, inForeground: Bool? = nil) async throws {
         if agent != nil { await kill(reason: "relaunch") }
         collector.agentRelaunched()
         let process = try launcher.launch(after: termination, collector: collector)
         agent = process
         collector.harness(.launched(pid: process.pid, after: termination))
+        if let inForeground, inForeground != foreground { recordLifecycle(inForeground) }
         try await send(.setPath(path))
         if !foreground { try await send(.setForeground(false)) }
     }
@@ -52,9 +58,9 @@ public actor ScenarioContext {
     }
 
     /// Kills the app and launches it again told it ended as `termination`.
-    public func crashAndRelaunch(_ termination: ProcessTermination = .crash) async throws {
+    public func crashAndRelaunch(_ termination: ProcessTermination = .crash, inForeground: Bool? = nil) async throws {
         await kill(reason: termination.rawValue)
-        try await launch(after: termination)
+        try await launch(after: termination, inForeground: inForeground)
     }
 
     /// Shuts the app down cleanly (end of the scenario).
@@ -95,6 +101,13 @@ public actor ScenarioContext {
 
     /// Moves the app to the foreground or the background; the license server is told first.
     public func setForeground(_ foreground: Bool) async throws {
+        recordLifecycle(foreground)
+        try await send(.setForeground(foreground))
+    }
+
+    /// The lifecycle change, in the trace and at the license server (told first when
+    /// the app leaves the foreground, last when it returns).
+    private func recordLifecycle(_ foreground: Bool) {
         self.foreground = foreground
         if !foreground {
             collector.harness(.lifecycle(foreground: false))
@@ -105,7 +118,6 @@ public actor ScenarioContext {
             collector.harness(.licenseServerBackground(false))
             collector.harness(.lifecycle(foreground: true))
         }
-        try await send(.setForeground(foreground))
     }
 
     /// Asks the app to get ready for the background; returns the downloads it says

@@ -15,8 +15,9 @@ final class ScenarioNetwork: Sendable {
     /// The rate an unshaped interface gets, bits per second.
     static let unshapedRate = 8_000_000.0
     /// Extra protected videos beside the standard catalog, for scenarios that queue
-    /// several protected downloads.
+    /// several protected downloads, and a second long video.
     static let extraProtected = ["protected-b", "protected-c"]
+    static let extraLarge = "large-b"
 
     let origin: OriginServer
     let conditioner: LinkConditioner
@@ -36,33 +37,47 @@ final class ScenarioNetwork: Sendable {
         interfaces = names
     }
 
-    /// Starts the origin and the conditioner. Every interface starts down (refuse): the
-    /// script brings up what it needs.
+    /// Starts the origin and the conditioner. With `playsProfile` false every interface
+    /// starts down (refuse) and the script brings up what it needs; with it true the
+    /// interfaces start as the profile says and its timeline plays from now.
     /// - Parameters:
     ///   - focus: the interface whose rate sizes the content: the clear video's lowest
-    ///     variant takes about `targetSeconds` on it.
+    ///     variant takes about `targetSeconds` on it, and so does each of the two long
+    ///     videos (`large`, `large-b`) when both share it.
     static func start(
-        profile: Profile, focus: InterfaceKind, targetSeconds: Double, seed: UInt64, collector: TraceCollector
+        profile: Profile, focus: InterfaceKind, targetSeconds: Double, seed: UInt64, collector: TraceCollector,
+        playsProfile: Bool = false
     ) async throws -> ScenarioNetwork {
         let links = Dictionary(uniqueKeysWithValues: InterfaceKind.allCases.map { kind in
             (kind, shaped(profile.initial[kind]?.link ?? InterfaceSetup.defaultSetup(for: kind).link))
         })
+        var focus = focus
+        if playsProfile, profile.initial[focus]?.state != .up,
+            let up = InterfaceKind.allCases.first(where: { profile.initial[$0]?.state == .up })
+        {
+            focus = up  // the profile starts without it: size on an interface that is up
+        }
         let rate = links[focus].flatMap { meanRate($0.downlink.rate) } ?? unshapedRate
-        var catalogConfiguration = CatalogConfiguration(seed: seed, sizeScale: sizeScale(rate: rate, seconds: targetSeconds))
-        catalogConfiguration.largeVideoDuration = 600
+        let scale = sizeScale(rate: rate, seconds: targetSeconds)
+        var catalogConfiguration = CatalogConfiguration(seed: seed, sizeScale: scale)
+        catalogConfiguration.largeVideoDuration = (rate / 2 * targetSeconds / 400_000 / scale).rounded().clamped(60, 7200)
         var configuration = OriginConfiguration(catalog: catalogConfiguration)
         configuration.videos = videos(catalogConfiguration)
         configuration.threads = 1
         configuration.clock = MonotonicClock()
         let origin = try await OriginServer.start(configuration: configuration)
         var initial: [InterfaceKind: InterfaceSetup] = [:]
-        for (kind, link) in links { initial[kind] = InterfaceSetup(state: .down(.refuse), link: link) }
+        for (kind, link) in links {
+            let state = playsProfile ? profile.initial[kind]?.state ?? .up : .down(.refuse)
+            initial[kind] = InterfaceSetup(state: state, link: link)
+        }
+        let timeline = playsProfile ? profile.timeline.map(shaped) : []
         let shapedProfile = Profile(
             name: profile.name, description: profile.description, seed: seed, duration: profile.duration,
-            initial: initial, timeline: [], pathUpdates: .immediate)
+            initial: initial, timeline: timeline, pathUpdates: playsProfile ? profile.pathUpdates : .immediate)
         let conditionerConfiguration = ConditionerConfiguration(
             upstream: SocketAddress(host: "127.0.0.1", port: UInt16(origin.port)), proxyProtocol: true, profile: shapedProfile,
-            playTimeline: false, epoch: collector.epoch)
+            playTimeline: playsProfile, epoch: collector.epoch)
         do {
             let conditioner = try LinkConditioner.start(configuration: conditionerConfiguration, sink: collector)
             return ScenarioNetwork(origin: origin, conditioner: conditioner, links: links)
@@ -96,16 +111,24 @@ final class ScenarioNetwork: Sendable {
         try? await origin.stop()
     }
 
-    /// The standard catalog plus `extraProtected`.
+    /// The standard catalog plus `extraProtected` and `extraLarge`.
     static func videos(_ configuration: CatalogConfiguration) -> [Video] {
         let standard = Catalog.standardVideos(configuration)
-        guard let protected = standard.first(where: { $0.id == "protected" }) else { return standard }
-        return standard + extraProtected.map { id in
-            var copy = protected
-            copy.id = id
-            copy.name = "Protected Sample (\(id))"
-            return copy
+        func copy(of id: String, as newID: String) -> Video? {
+            guard var video = standard.first(where: { $0.id == id }) else { return nil }
+            video.id = newID
+            video.name += " (\(newID))"
+            return video
         }
+        return standard + extraProtected.compactMap { copy(of: "protected", as: $0) }
+            + [copy(of: "large", as: extraLarge)].compactMap { $0 }
+    }
+
+    /// A timeline phase with unshaped rates given `unshapedRate`, like the initial links.
+    static func shaped(_ phase: Phase) -> Phase {
+        var phase = phase
+        for (kind, setup) in phase.changes { phase.changes[kind]?.link = shaped(setup.link) }
+        return phase
     }
 
     /// `link` with an unshaped downlink or uplink given `unshapedRate`.
@@ -131,4 +154,9 @@ final class ScenarioNetwork: Sendable {
         let nominalBits = 400_000.0 * 125
         return min(1, max(0.02, rate * seconds / nominalBits))
     }
+}
+
+extension Double {
+    /// The value within [low, high].
+    func clamped(_ low: Double, _ high: Double) -> Double { Swift.min(high, Swift.max(low, self)) }
 }

@@ -7,7 +7,9 @@ import OfflineDownloads
 /// the properties can judge integrity, cleanup and playback.
 public enum ScenarioSuite {
     /// Every scenario, in the order a run plays them.
-    public static let all: [Scenario] = [autoSuspend, cellularPolicy, crashRecovery, licenseBeforeBackground, housekeeping]
+    public static let all: [Scenario] = [
+        autoSuspend, cellularPolicy, crashRecovery, licenseBeforeBackground, housekeeping, profileTimeline,
+    ]
 
     /// The scenario named `name`, nil when there is none.
     public static func named(_ name: String) -> Scenario? {
@@ -76,12 +78,14 @@ public enum ScenarioSuite {
     }
 
     /// SIGKILL at seeded points (after a random number of stored segments), relaunch
-    /// told it crashed; then a force-quit relaunch.
+    /// told it crashed (once: killed for memory); then a force-quit relaunch, and a
+    /// reboot while the app was suspended in the background.
     public static let crashRecovery = Scenario(
         name: "crash-recovery",
         summary: "The app is killed (SIGKILL) three times at seeded points during two downloads and relaunched "
-            + "told it crashed: both complete byte-exact with no stored segment fetched again; after a force-quit "
-            + "the interrupted download is reported failed at once.",
+            + "told it crashed or was killed for memory: both complete byte-exact with no stored segment fetched "
+            + "again; after a force-quit, and after a reboot while suspended in the background, the interrupted "
+            + "download is reported failed at once.",
         asserts: ["crash-recovery", "integrity", "cancel-delete-clean"]
     ) { s in
         await s.setInterface(.wifi, up: true)
@@ -94,7 +98,7 @@ public enum ScenarioSuite {
                 live.segmentsSinceLaunch >= segments || tokens.allSatisfy { live.states[$0] == .downloaded }
             }
             guard await !s.allSettled(tokens) else { break }
-            try await s.crashAndRelaunch(.crash)
+            try await s.crashAndRelaunch(round == 2 ? .memoryPressure : .crash)
         }
         try await s.waitSettled(tokens)
         for token in tokens { try await s.inspect(token) }
@@ -106,6 +110,15 @@ public enum ScenarioSuite {
         }
         try await s.user(.delete, interrupted)
         try await s.inspect(interrupted)
+        let suspended = try await s.request("multilang")
+        try await s.wait("multilang at 20 %") { $0.progress(suspended) >= 0.2 || $0.states[suspended] == .downloaded }
+        try await s.setForeground(false)
+        try await s.crashAndRelaunch(.rebootWhileSuspended, inForeground: true)
+        try await s.wait("the download interrupted by the reboot reported failed", timeout: .seconds(15)) {
+            [.failed, .downloaded].contains($0.states[suspended])
+        }
+        try await s.user(.delete, suspended)
+        try await s.inspect(suspended)
     }
 
     /// Three protected downloads queued, then `prepareForBackground()` and the background.
@@ -164,6 +177,39 @@ public enum ScenarioSuite {
             try await s.inspect(token)
         }
         await s.setInterface(.wifi, up: true)
+    }
+}
+
+extension ScenarioSuite {
+    /// The profile's own timeline plays (its drops, handoffs, tunnels and link changes)
+    /// under two long downloads, one allowed cellular and one not.
+    public static let profileTimeline = Scenario(
+        name: "profile-timeline",
+        summary: "The profile's own timeline plays (up to 3 minutes) under two long downloads, one not allowed "
+            + "cellular and one allowed it: every property is judged over whatever the profile does; a download still "
+            + "waiting for an allowed interface when the window closes is cancelled by the user.",
+        asserts: [], targetSeconds: 100, playsProfile: true
+    ) { s in
+        let window = ContinuousClock.now + min(s.profile.duration, .seconds(180))
+        try await s.launch()
+        try await s.setAllowsCellular(false)
+        let wifiOnly = try await s.request("large")
+        try await s.setAllowsCellular(true)
+        let anyNetwork = try await s.request(ScenarioNetwork.extraLarge)
+        let tokens = [wifiOnly, anyNetwork]
+        while ContinuousClock.now < window, await !s.allSettled(tokens) {
+            try await s.hold(.milliseconds(250))
+        }
+        for token in tokens {
+            if await !s.allSettled([token]) {
+                await s.note("download \(token) was not finished when the profile's window closed")
+                try await s.user(.cancel, token)
+                try await s.wait("the cancelled download to be gone", timeout: .seconds(30)) {
+                    $0.states[token] == .notDownloaded
+                }
+            }
+            try await s.inspect(token)
+        }
     }
 }
 
