@@ -25,17 +25,7 @@ struct GateCommand: AsyncParsableCommand {
     @Option(help: "The network profile (YAML).")
     var profile: String = "Profiles/flaky-wifi.yaml"
 
-    @Option(name: .customLong("scenario"), help: "Run only this scenario (repeatable).")
-    var scenarios: [String] = []
-
-    @Option(help: "Seed of the run's random choices (default: the profile's seed).")
-    var seed: UInt64?
-
-    @Option(help: "Report directory (default: Reports/<timestamp>-<profile>/).")
-    var out: String?
-
-    @Option(name: .customLong("time-limit"), help: "Seconds one scenario may take before it is stopped and failed.")
-    var timeLimit: Double = 240
+    @OptionGroup var options: SuiteOptions
 
     @Flag(name: .customLong("update-baseline"), help: "Rewrite the baseline from this run.")
     var updateBaseline = false
@@ -49,12 +39,13 @@ struct GateCommand: AsyncParsableCommand {
             exitBadInput("no baseline at \(baseline); make one with `bench gate --update-baseline --baseline \(baseline)`")
         }
         let suite = SuiteRun(
-            profilePath: profile, scenarioNames: scenarios, seed: seed, timeLimitSeconds: timeLimit, misbehavior: nil,
+            profilePath: profile, scenarioNames: options.scenarios, seed: options.seed, timeLimitSeconds: options.timeLimit,
+            misbehavior: nil,
             progressOnStandardError: false)
         let run: HarnessRun
         do { run = try await suite.run() } catch { exitBadInput(error.description) }
         let comparison = GateComparison(report: run.report, baseline: current)
-        let directory = out ?? SuiteRun.defaultDirectory(profile: run.report.run.profile)
+        let directory = options.out ?? SuiteRun.defaultDirectory(profile: run.report.run.profile)
         let files = try SuiteRun.write(run, comparison: comparison, to: directory)
         print("\n" + SummaryTable.render(run.report) + "\n")
         if updateBaseline {

@@ -6,13 +6,13 @@ import Synchronization
 /// Live progress of a run on the terminal: one line per scenario, and while it runs a
 /// progress bar (redrawn in place on a terminal, one line every 10 s otherwise).
 final class ProgressPrinter: Sendable {
-    private let output: UnsafeOutput
+    private let output: DescriptorWriter
     private let isTerminal: Bool
     private let lastLine = Mutex<Double>(-10)
 
     /// Prints to stderr when `toStandardError` (the `--json` mode keeps stdout for JSON).
     init(toStandardError: Bool) {
-        output = UnsafeOutput(descriptor: toStandardError ? 2 : 1)
+        output = DescriptorWriter(descriptor: toStandardError ? 2 : 1)
         isTerminal = isatty(toStandardError ? 2 : 1) == 1
     }
 
@@ -57,7 +57,7 @@ final class ProgressPrinter: Sendable {
 }
 
 /// Writes whole strings to a file descriptor at once (lines from several tasks never interleave).
-struct UnsafeOutput: Sendable {
+struct DescriptorWriter: Sendable {
     let descriptor: Int32
 
     func write(_ text: String) {

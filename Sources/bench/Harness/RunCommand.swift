@@ -22,17 +22,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "The network profile (YAML), e.g. Profiles/subway-commute.yaml.")
     var profile: String
 
-    @Option(name: .customLong("scenario"), help: "Run only this scenario (repeatable; see `bench scenarios`).")
-    var scenarios: [String] = []
-
-    @Option(help: "Seed of the run's random choices (default: the profile's seed).")
-    var seed: UInt64?
-
-    @Option(help: "Report directory (default: Reports/<timestamp>-<profile>/).")
-    var out: String?
-
-    @Option(name: .customLong("time-limit"), help: "Seconds one scenario may take before it is stopped and failed.")
-    var timeLimit: Double = 240
+    @OptionGroup var options: SuiteOptions
 
     @Option(help: "Compare with this baseline file in the HTML report (the gate fails on regressions; run does not).")
     var baseline: String?
@@ -45,25 +35,40 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let suite = SuiteRun(
-            profilePath: profile, scenarioNames: scenarios, seed: seed, timeLimitSeconds: timeLimit,
+            profilePath: profile, scenarioNames: options.scenarios, seed: options.seed, timeLimitSeconds: options.timeLimit,
             misbehavior: misbehave, progressOnStandardError: json)
-        let run: HarnessRun
-        do { run = try await suite.run() } catch { exitBadInput(error.description) }
+        let result: HarnessRun
+        do { result = try await suite.run() } catch { exitBadInput(error.description) }
         var comparison: GateComparison?
         if let baseline {
-            do { comparison = GateComparison(report: run.report, baseline: try Baseline.read(from: URL(fileURLWithPath: baseline))) } catch {
+            do { comparison = GateComparison(report: result.report, baseline: try Baseline.read(from: URL(fileURLWithPath: baseline))) } catch {
                 FileHandle.standardError.write(Data("warning: \(error); the report has no baseline column\n".utf8))
             }
         }
-        let directory = out ?? SuiteRun.defaultDirectory(profile: run.report.run.profile)
-        let files = try SuiteRun.write(run, comparison: comparison, to: directory)
+        let directory = options.out ?? SuiteRun.defaultDirectory(profile: result.report.run.profile)
+        let files = try SuiteRun.write(result, comparison: comparison, to: directory)
         if json {
-            FileHandle.standardOutput.write(try ReportJSON.encode(run.report))
+            FileHandle.standardOutput.write(try ReportJSON.encode(result.report))
             FileHandle.standardOutput.write(Data("\n".utf8))
         } else {
-            print("\n" + SummaryTable.render(run.report))
+            print("\n" + SummaryTable.render(result.report))
             print("\nreport: \(files.reportHTML.path)")
         }
-        if !run.report.passed { throw ExitCode(1) }
+        if !result.report.passed { throw ExitCode(1) }
     }
+}
+
+/// The options `bench` (run) and `bench gate` share.
+struct SuiteOptions: ParsableArguments {
+    @Option(name: .customLong("scenario"), help: "Run only this scenario (repeatable; see `bench scenarios`).")
+    var scenarios: [String] = []
+
+    @Option(help: "Seed of the run's random choices (default: the profile's seed).")
+    var seed: UInt64?
+
+    @Option(help: "Report directory (default: Reports/<timestamp>-<profile>/).")
+    var out: String?
+
+    @Option(name: .customLong("time-limit"), help: "Seconds one scenario may take before it is stopped and failed.")
+    var timeLimit: Double = 240
 }

@@ -56,7 +56,7 @@ struct SuiteRun {
             timeLimit: .milliseconds(Int64(timeLimitSeconds * 1000)), executable: Self.executablePath(),
             misbehavior: agentMisbehavior)
         let printer = ProgressPrinter(toStandardError: progressOnStandardError)
-        let output = UnsafeOutput(descriptor: progressOnStandardError ? 2 : 1)
+        let output = DescriptorWriter(descriptor: progressOnStandardError ? 2 : 1)
         output.write("Deadzone \(DeadzoneVersion.current): \(scenarios.count) scenario\(scenarios.count == 1 ? "" : "s") under \(profile.name) (seed \(options.seed))\n")
         return await HarnessRunner.run(scenarios, options: options) { printer.handle($0) }
     }
