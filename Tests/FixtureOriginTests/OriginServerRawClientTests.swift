@@ -63,6 +63,12 @@ final class RawHTTPConnection {
 
     deinit { close(fd) }
 
+    /// Sets how long a read waits before it throws "read timed out".
+    func setReadTimeout(seconds: Int) {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     func send(_ text: String) throws {
         try send(Array(text.utf8))
     }
@@ -160,7 +166,7 @@ func withOrigin<T>(
 /// The log once it holds `count` records (they are written just after the response
 /// leaves, so a test may read a response before its record exists).
 func waitForLog(_ server: OriginServer, count: Int) async throws -> [OriginRequestRecord] {
-    for _ in 0..<200 {
+    for _ in 0..<1000 {  // up to 10 s: a loaded machine can be slow to log
         let log = server.requestLog
         if log.count >= count { return log }
         try await Task.sleep(for: .milliseconds(10))

@@ -7,11 +7,13 @@ import Testing
 @Suite(.serialized)
 struct ShutdownTests {
     /// Sockets the conditioner holds: its listeners and accepted connections (on its
-    /// endpoints) and its upstream connections (to the test upstream's port).
+    /// endpoints) and its upstream connections (to the test upstream's address: the port
+    /// alone is not enough, as other tests in this process may use the same port number
+    /// on another loopback address).
     private func conditionerSockets(_ endpoints: [SocketAddress], upstream: SocketAddress) -> [ProcessResources.TCPSocket] {
         ProcessResources.openTCPSockets().filter { socket in
             endpoints.contains { $0.host == socket.localHost && $0.port == socket.localPort }
-                || (socket.remotePort == upstream.port && socket.localPort != upstream.port)
+                || (socket.remoteHost == upstream.host && socket.remotePort == upstream.port)
         }
     }
 
@@ -35,7 +37,8 @@ struct ShutdownTests {
         clients.append(try BlockingSocket.mustConnect(to: conditioner.endpoints[.cellular]!))
         _ = await conditioner.snapshot()
         // 2 listeners + 6 accepted + 5 upstream connections (the blackholed one is held, not connected).
-        #expect(conditionerSockets(endpoints, upstream: upstream.address).count == 13, "\(ProcessResources.openTCPSockets()) endpoints \(endpoints) upstream \(upstream.address)")
+        let held = conditionerSockets(endpoints, upstream: upstream.address)
+        #expect(held.count == 13, "\(held) endpoints \(endpoints) upstream \(upstream.address)")
 
         #expect(conditioner.stop() == 0, "uv_loop_close must return 0: every handle closed")
         #expect(conditioner.stop() == 0, "stop is idempotent")
