@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "OfflineDownloads", targets: ["OfflineDownloads"]),
         .library(name: "ResilienceHarness", targets: ["ResilienceHarness"]),
         .library(name: "BenchReports", targets: ["BenchReports"]),
+        .library(name: "ClientComparison", targets: ["ClientComparison"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -72,9 +73,16 @@ let package = Package(
             ]
         ),
         .target(
+            name: "ClientComparison",
+            dependencies: [
+                "BenchCore", "FixtureOrigin", "LinkConditioner", "ResilienceHarness",
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .target(
             name: "BenchReports",
             dependencies: [
-                "BenchCore", "ResilienceHarness", .product(name: "Mustache", package: "swift-mustache"),
+                "BenchCore", "ResilienceHarness", "ClientComparison", .product(name: "Mustache", package: "swift-mustache"),
             ],
             resources: [.copy("Templates")]
         ),
@@ -86,6 +94,7 @@ let package = Package(
                 "FixtureOrigin",
                 "OfflineDownloads",
                 "ResilienceHarness",
+                "ClientComparison",
                 "BenchReports",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -107,9 +116,13 @@ let package = Package(
         .testTarget(name: "LinkConditionerTests", dependencies: ["LinkConditioner", "BenchCore", "CLibUV"]),
         .testTarget(
             name: "ResilienceHarnessTests",
-            dependencies: ["ResilienceHarness", "BenchCore", "OfflineDownloads", "FixtureOrigin", "LinkConditioner"]
+            dependencies: ["ResilienceHarness", "BenchCore", "OfflineDownloads", "FixtureOrigin", "LinkConditioner", "ClientComparison"]
         ),
-        .testTarget(name: "BenchReportsTests", dependencies: ["BenchReports", "ResilienceHarness", "BenchCore"]),
+        .testTarget(name: "BenchReportsTests", dependencies: ["BenchReports", "ResilienceHarness", "BenchCore", "ClientComparison"]),
+        .testTarget(
+            name: "ClientComparisonTests",
+            dependencies: ["ClientComparison", "ResilienceHarness", "BenchCore", "FixtureOrigin", "LinkConditioner"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

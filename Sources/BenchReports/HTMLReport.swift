@@ -1,10 +1,10 @@
 import Foundation
-import Mustache
 import ResilienceHarness
 
 /// `report.html`: one self-contained page (inline CSS and SVG, no script, no external
 /// reference) with the run's metadata, every verdict, each scenario's metrics against
-/// the baseline and its timeline, rendered with `Templates/report.mustache`.
+/// the baseline and its timeline, rendered with `Templates/report.mustache`
+/// (`ReportTemplates`).
 ///
 /// The markup is XHTML-compatible (every element closed, attributes quoted, text
 /// escaped), so XML tools read it as well as browsers. Stateless; call from any thread.
@@ -17,27 +17,13 @@ public enum HTMLReport {
     public static func render(
         _ report: RunReport, trace: [TraceEntry], comparison: GateComparison? = nil
     ) throws(HTMLReportError) -> String {
-        let template = try template.get()
         let ordered = zip(trace, trace.dropFirst()).allSatisfy { $0.t <= $1.t }
             ? trace : trace.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
         let timelines = report.scenarios.map {
             TimelineSVG(Timeline(entries: ordered, start: $0.startNanoseconds, end: $0.endNanoseconds))
         }
-        return template.render(HTMLReportView(report: report, comparison: comparison, timelines: timelines))
+        return try ReportTemplates.render(HTMLReportView(report: report, comparison: comparison, timelines: timelines), with: "report")
     }
-
-    /// The template, read and parsed once.
-    private static let template: Result<MustacheTemplate, HTMLReportError> = {
-        guard let url = Bundle.module.url(forResource: "report", withExtension: "mustache", subdirectory: "Templates")
-        else {
-            return .failure(.templateMissing(reason: "Templates/report.mustache is not in \(Bundle.module.bundlePath)"))
-        }
-        do {
-            return .success(try MustacheTemplate(string: String(contentsOf: url, encoding: .utf8)))
-        } catch {
-            return .failure(.templateInvalid(reason: String(describing: error)))
-        }
-    }()
 }
 
 /// Why `report.html` could not be made.
@@ -53,7 +39,7 @@ public enum HTMLReportError: Error, Sendable, Hashable, CustomStringConvertible 
             "the report template is missing (\(reason)): keep the BenchReports resource bundle next to the bench "
                 + "executable, or rebuild"
         case let .templateInvalid(reason):
-            "the report template does not parse (\(reason)): fix Sources/BenchReports/Templates/report.mustache"
+            "a report template does not parse (\(reason)): fix it in Sources/BenchReports/Templates/"
         }
     }
 }

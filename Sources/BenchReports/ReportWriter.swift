@@ -53,7 +53,7 @@ public struct ReportWriter: Sendable {
     }
 
     /// Writes through `body` to a temporary name beside `destination`, then renames it.
-    private func place(_ destination: URL, _ body: (URL) throws(ReportWriterError) -> Void) throws(ReportWriterError) {
+    func place(_ destination: URL, _ body: (URL) throws(ReportWriterError) -> Void) throws(ReportWriterError) {
         let temporary = destination.deletingLastPathComponent()
             .appendingPathComponent(".\(destination.lastPathComponent).\(getpid()).tmp")
         do {
@@ -71,7 +71,7 @@ public struct ReportWriter: Sendable {
     }
 
     /// Writes `data` to a new file at `url` and flushes it to disk.
-    private static func writeData(_ data: Data, to url: URL) throws(ReportWriterError) {
+    static func writeData(_ data: Data, to url: URL) throws(ReportWriterError) {
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
             throw .cannotWrite(path: url.path, reason: "cannot create the file")
         }
@@ -86,7 +86,7 @@ public struct ReportWriter: Sendable {
     }
 
     /// Writes the trace to `url`; errors name `path`, where the file is going.
-    private static func writeTrace(_ trace: [TraceEntry], to url: URL, named path: String) throws(ReportWriterError) {
+    static func writeTrace(_ trace: [TraceEntry], to url: URL, named path: String) throws(ReportWriterError) {
         do { try TraceFile.write(trace, to: url) } catch {
             switch error {
             case let .unencodable(reason): throw .cannotRender(path: path, reason: reason)
@@ -97,7 +97,7 @@ public struct ReportWriter: Sendable {
     }
 
     /// Flushes the directory's entries (the renames) to disk; best effort.
-    private static func syncDirectory(_ directory: URL) {
+    static func syncDirectory(_ directory: URL) {
         let descriptor = open(directory.path, O_RDONLY)
         guard descriptor >= 0 else { return }
         _ = fsync(descriptor)

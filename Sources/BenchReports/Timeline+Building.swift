@@ -107,6 +107,12 @@ extension Timeline {
                 case let .agentExited(pid, status):
                     agentDied(at: t)
                     if inWindow { markers.append(Marker(t: t, kind: .exited, text: "agent \(pid) exited with status \(status)")) }
+                case let .clientLaunched(client, _, pid, attempt):
+                    if inWindow {
+                        markers.append(Marker(t: t, kind: .launched, text: "\(client) \(pid) started (attempt \(attempt))"))
+                    }
+                case let .clientExited(client, pid, status):
+                    if inWindow { markers.append(Marker(t: t, kind: .exited, text: "\(client) \(pid) exited with status \(status)")) }
                 default:
                     break
                 }

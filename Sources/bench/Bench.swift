@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct Bench: AsyncParsableCommand {
@@ -6,10 +7,29 @@ struct Bench: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Deadzone: a network-condition simulator and resilience bench for HLS offline downloads.",
         subcommands: [
-            RunCommand.self, GateCommand.self, ScenariosCommand.self, ReportCommand.self,
+            RunCommand.self, GateCommand.self, ScenariosCommand.self, ReportCommand.self, CompareCommand.self,
             ProxyCommand.self, OriginCommand.self, DownloadCommand.self, ProfilesCommand.self, ProfileCommand.self,
             PerfCommand.self, AgentAppCommand.self,
         ],
         defaultSubcommand: RunCommand.self
     )
+
+    /// Runs the command; a command line that does not parse or validate exits 2 (bad
+    /// input, as every `bench` command documents) instead of the argument parser's 64.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
 }

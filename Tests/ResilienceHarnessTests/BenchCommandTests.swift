@@ -5,23 +5,8 @@ import Testing
 /// The `bench` command's answers to bad input: exit status 2 and a message that says
 /// what to do, before anything is started.
 @Suite struct BenchCommandTests {
-    struct Outcome {
-        var status: Int32
-        var output: String
-    }
-
-    /// Runs `bench arguments` and collects its stdout and stderr.
-    func bench(_ arguments: [String]) throws -> Outcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try benchExecutable())
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    func bench(_ arguments: [String]) throws -> BenchOutcome {
+        try runBench(arguments)
     }
 
     func temporaryProfile(_ yaml: String) throws -> String {

@@ -99,7 +99,7 @@ struct ScenarioTraceBuilder {
         case .note(let text):
             notes.append(TracedNote(t: t, text: text))
         case .scenarioStarted, .scenarioFinished, .licenseServerBackground, .preparedForBackground,
-            .allowsCellularSet, .agentExited:
+            .allowsCellularSet, .agentExited, .clientLaunched, .clientExited:
             break
         }
     }

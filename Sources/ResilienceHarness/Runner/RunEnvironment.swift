@@ -3,9 +3,9 @@ import Foundation
 import LinkConditioner
 
 /// Versions and host facts for a report's `run` metadata.
-enum RunEnvironment {
+public enum RunEnvironment {
     /// Deadzone's, the Swift compiler's and libuv's versions.
-    static var versions: [String: String] {
+    public static var versions: [String: String] {
         var versions = ["deadzone": DeadzoneVersion.current, "libuv": LibUVInfo.version]
         #if compiler(>=6.3)
         versions["swift"] = "6.3 or later"
@@ -20,7 +20,7 @@ enum RunEnvironment {
     }
 
     /// OS, kernel, CPUs and memory of this host.
-    static var machine: [String: String] {
+    public static var machine: [String: String] {
         let info = ProcessInfo.processInfo
         var machine = [
             "os": info.operatingSystemVersionString,

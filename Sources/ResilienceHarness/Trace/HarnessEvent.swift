@@ -33,4 +33,9 @@ public enum HarnessEvent: Sendable, Hashable, Codable {
     case agentExited(pid: Int32, status: Int32)
     /// A note for the report (e.g. "trigger progress ≥ 0.5 met").
     case note(String)
+    /// `bench compare`: a black-box client's command was started (`attempt` 1, then 2
+    /// for the rerun after a kill) under `mode`.
+    case clientLaunched(client: String, mode: String, pid: Int32, attempt: Int)
+    /// `bench compare`: a client's command ended with `status` (128 + 9 when killed).
+    case clientExited(client: String, pid: Int32, status: Int32)
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BenchReports
+import ClientComparison
 import Foundation
 import ResilienceHarness
 
@@ -8,10 +9,11 @@ struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
         abstract: "Render a run's report again (HTML, JUnit) from its report.json and trace.jsonl.",
-        discussion: "Example: swift run bench report Reports/20261123-180000-flaky-wifi"
+        discussion: "Works for the reports of `bench`, `bench gate` and `bench compare`. "
+            + "Example: swift run bench report Reports/20261123-180000-flaky-wifi"
     )
 
-    @Argument(help: "A report directory written by `bench` or `bench gate`.")
+    @Argument(help: "A report directory written by `bench`, `bench gate` or `bench compare`.")
     var directory: String
 
     @Option(help: "Compare with this baseline file in the HTML report.")
@@ -19,6 +21,7 @@ struct ReportCommand: ParsableCommand {
 
     func run() throws {
         let files = ReportFiles(directory: URL(fileURLWithPath: directory))
+        if Self.isComparison(files.reportJSON) { return try rerenderComparison(files) }
         let report: RunReport
         let trace: [TraceEntry]
         do {
@@ -34,6 +37,27 @@ struct ReportCommand: ParsableCommand {
             }
         }
         let written = try ReportWriter().write(report, trace: trace, comparison: comparison, to: files.directory)
+        print("report: \(written.reportHTML.path)")
+    }
+
+    /// Whether the report.json at `url` is a comparison's (`"kind": "comparison"`).
+    static func isComparison(_ url: URL) -> Bool {
+        struct Header: Decodable { var kind: String? }
+        guard let data = try? Data(contentsOf: url) else { return false }
+        return (try? JSONDecoder().decode(Header.self, from: data))?.kind == "comparison"
+    }
+
+    private func rerenderComparison(_ files: ReportFiles) throws {
+        if baseline != nil { exitBadInput("--baseline is for scenario runs; \(directory) holds a comparison") }
+        let report: ComparisonReport
+        let trace: [TraceEntry]
+        do {
+            report = try ComparisonJSON.decode(Data(contentsOf: files.reportJSON), path: files.reportJSON.path)
+            trace = try TraceFile.read(from: files.traceJSONL)
+        } catch {
+            exitBadInput("\(error) (is \(directory) a report directory? it needs report.json and trace.jsonl)")
+        }
+        let written = try ReportWriter().write(report, trace: trace, to: files.directory)
         print("report: \(written.reportHTML.path)")
     }
 }

@@ -15,6 +15,26 @@ func benchExecutable() throws -> String {
     throw BenchMissing(directory: directory.path)
 }
 
+/// What a `bench` command printed (stdout and stderr together) and its exit status.
+struct BenchOutcome {
+    var status: Int32
+    var output: String
+}
+
+/// Runs `bench arguments` to its end and collects its output.
+func runBench(_ arguments: [String]) throws -> BenchOutcome {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: try benchExecutable())
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return BenchOutcome(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+}
+
 struct BenchMissing: Error, CustomStringConvertible {
     var directory: String
     var description: String {

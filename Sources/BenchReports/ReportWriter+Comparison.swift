@@ -1,0 +1,72 @@
+import ClientComparison
+import Foundation
+import ResilienceHarness
+
+extension ReportWriter {
+    /// Writes a comparison's report directory: `report.json` (`ComparisonReport`),
+    /// `trace.jsonl`, `junit.xml` (`ComparisonJUnit`) and `report.html`
+    /// (`ComparisonHTML`), each under a temporary name then renamed, as `write(_:trace:comparison:to:)` does.
+    @discardableResult
+    public func write(_ report: ComparisonReport, trace: [TraceEntry], to directory: URL) throws(ReportWriterError) -> ReportFiles {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw .cannotCreateDirectory(path: directory.path, reason: error.localizedDescription)
+        }
+        let files = ReportFiles(directory: directory)
+        let json: Data
+        do { json = try ComparisonJSON.encode(report) } catch { throw .cannotRender(path: files.reportJSON.path, reason: error.description) }
+        try place(files.reportJSON) { url throws(ReportWriterError) in try Self.writeData(json, to: url) }
+        try place(files.traceJSONL) { url throws(ReportWriterError) in
+            try Self.writeTrace(trace, to: url, named: files.traceJSONL.path)
+        }
+        let junit = Data(ComparisonJUnit.render(report).utf8)
+        try place(files.junitXML) { url throws(ReportWriterError) in try Self.writeData(junit, to: url) }
+        let html: Data
+        do { html = Data(try ComparisonHTML.render(report, trace: trace).utf8) } catch {
+            throw .cannotRender(path: files.reportHTML.path, reason: error.description)
+        }
+        try place(files.reportHTML) { url throws(ReportWriterError) in try Self.writeData(html, to: url) }
+        Self.syncDirectory(directory)
+        return files
+    }
+}
+
+/// A comparison's `report.json`: the same encoding as `ReportJSON` (pretty, sorted keys,
+/// ISO-8601 dates), with `kind: "comparison"` telling it from a scenario run's.
+public enum ComparisonJSON {
+    /// Encodes `report`.
+    public static func encode(_ report: ComparisonReport) throws(ReportJSONError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        do { return try encoder.encode(report) } catch {
+            throw .unencodable(reason: String(describing: error))
+        }
+    }
+
+    /// Decodes a comparison report; `path` only names the source in errors.
+    public static func decode(_ data: Data, path: String = ReportJSON.fileName) throws(ReportJSONError) -> ComparisonReport {
+        struct Header: Decodable {
+            var schemaVersion: Int?
+            var kind: String?
+        }
+        let header: Header
+        do { header = try JSONDecoder().decode(Header.self, from: data) } catch {
+            throw .malformed(path: path, reason: "not a JSON object (\(error))")
+        }
+        guard header.kind == "comparison" else {
+            throw .malformed(path: path, reason: "not a comparison report (kind \(header.kind ?? "missing"))")
+        }
+        guard header.schemaVersion == ComparisonReport.currentSchemaVersion else {
+            throw .unsupportedSchemaVersion(path: path, found: header.schemaVersion ?? 0, supported: ComparisonReport.currentSchemaVersion)
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom(TraceFile.decodeDate)
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        do { return try decoder.decode(ComparisonReport.self, from: data) } catch {
+            throw .malformed(path: path, reason: String(describing: error))
+        }
+    }
+}

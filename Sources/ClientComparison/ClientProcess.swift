@@ -1,0 +1,121 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One run of a client's command: `/bin/sh -c` in the work directory, in a process
+/// group of its own (so a kill reaches every process it started), stdin from
+/// `/dev/null`, stdout and stderr appended to files. Optionally under
+/// `strace -f -e trace=connect` so that every connection attempt is recorded, refused
+/// ones included (a userspace proxy never sees those).
+///
+/// The driver polls it (`poll()`); nothing runs in the background. Owned by one run;
+/// methods may be called from any task.
+public final class ClientProcess: Sendable {
+    /// The process id, which is also the process group id.
+    public let pid: Int32
+    private let exit = Mutex<Int32?>(nil)
+
+    private init(pid: Int32) {
+        self.pid = pid
+    }
+
+    /// Starts `command` in `directory`.
+    /// - Parameters:
+    ///   - connectTrace: where strace writes the connection attempts, or nil to run
+    ///     without strace.
+    ///   - strace: the strace executable, when `connectTrace` is set.
+    /// - Throws: `ClientProcessError` when the process cannot be started.
+    public static func launch(
+        command: String, directory: String, stdoutPath: String, stderrPath: String, connectTrace: String? = nil,
+        strace: String = "strace"
+    ) throws(ClientProcessError) -> ClientProcess {
+        let shellCommand = "cd \(ClientCommandLine.shellQuoted(directory)) && \(command)"
+        var argv = ["/bin/sh", "-c", shellCommand]
+        if let connectTrace {
+            argv = [strace, "-f", "-qq", "--seccomp-bpf", "-e", "trace=connect", "-ttt", "-o", connectTrace] + argv
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        let status = posix_spawnp(&pid, argv[0], &actions, &attributes, cArguments, environ)
+        guard status == 0 else {
+            throw .cannotStart(executable: argv[0], reason: String(cString: strerror(status)))
+        }
+        return ClientProcess(pid: pid)
+    }
+
+    /// The exit status once the process has ended (the exit code, or 128 + the signal
+    /// that ended it), nil while it runs. Reaps it on the first call after it ended.
+    public func poll() -> Int32? {
+        exit.withLock { exit in
+            if let exit { return exit }
+            var raw: Int32 = 0
+            let reaped = waitpid(pid, &raw, WNOHANG)
+            if reaped == pid {
+                exit = Self.exitCode(raw)
+            } else if reaped < 0, errno == ECHILD {
+                exit = -1  // reaped elsewhere: the status is lost
+            }
+            return exit
+        }
+    }
+
+    /// SIGKILLs the whole process group and waits (at most `timeout`) for the leader to
+    /// be reaped; returns its status (nil if it did not end in time, which SIGKILL makes
+    /// all but impossible).
+    @discardableResult
+    public func killGroup(timeout: Duration = .seconds(10)) async -> Int32? {
+        if poll() == nil { _ = kill(-pid, SIGKILL) }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let status = poll() { return status }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return poll()
+    }
+
+    /// SIGKILLs whatever is left of the process group (children a client left behind
+    /// after its leader exited). Harmless when nothing is left.
+    public func killStragglers() {
+        _ = kill(-pid, SIGKILL)
+    }
+
+    /// A wait status as a shell shows it: the exit code, or 128 + the signal number.
+    static func exitCode(_ raw: Int32) -> Int32 {
+        let signal = raw & 0x7f
+        return signal == 0 ? (raw >> 8) & 0xff : 128 + signal
+    }
+}
+
+/// Why a client could not be started.
+public enum ClientProcessError: Error, Sendable, Hashable, CustomStringConvertible {
+    case cannotStart(executable: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .cannotStart(executable, reason): "cannot start \(executable): \(reason)"
+        }
+    }
+}

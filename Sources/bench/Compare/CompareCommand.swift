@@ -1,0 +1,214 @@
+import ArgumentParser
+import BenchCore
+import BenchReports
+import ClientComparison
+import FixtureOrigin
+import Foundation
+import ResilienceHarness
+
+/// `bench compare`: downloaders as black boxes under the same bad network.
+struct CompareCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compare",
+        abstract: "Run downloaders (ffmpeg, yt-dlp, streamlink, Deadzone's engine, your own) under the same faults and compare.",
+        discussion: """
+            Each client downloads one video from a fixture origin through a link conditioner with the profile's \
+            links, once per fault mode (the same seed for every client): \(FaultMode.allCases.map(\.rawValue).joined(separator: ", ")). \
+            The harness records what each did (exit status, time, bytes per interface, wasted bytes, requests and \
+            connection attempts during outages, what a rerun after a kill fetched again) and judges its output \
+            against what the origin served: byte for byte, or with ffprobe and a full decode for remuxed media. \
+            A client that exits with success but leaves missing or corrupt content is reported as silent data loss.
+            Built-in clients: \(BuiltInClients.all.map(\.name).joined(separator: ", ")) (those not installed are \
+            reported with how to install them). Add your own with --client NAME='COMMAND' or --clients-file; \
+            placeholders: \(ClientPlaceholder.allCases.map { "{\($0.rawValue)} \($0.meaning)" }.joined(separator: "; ")).
+            Writes report.json, report.html, junit.xml and trace.jsonl. Exit status: 0 when the comparison ran, \
+            1 when Deadzone's engine (client deadzone) did not come out ok in a mode or an --expect did not hold, \
+            2 for bad input.
+            Example: swift run bench compare --profile Profiles/flaky-wifi.yaml --clients ffmpeg,deadzone
+            """
+    )
+
+    @Option(help: "The network profile (YAML) whose WiFi and cellular links are the base links.")
+    var profile: String?
+
+    @Option(help: "Clients to run, comma-separated (built-in names and those of --client/--clients-file; default: every built-in).")
+    var clients: String?
+
+    @Option(name: .customLong("client"), help: "A client of your own: NAME='COMMAND' with placeholders (repeatable).")
+    var extraClients: [String] = []
+
+    @Option(help: "A YAML file of client definitions (see the README).")
+    var clientsFile: String?
+
+    @Option(help: "Fault modes, comma-separated (default: all).")
+    var modes: String?
+
+    @Option(help: "Content: real (ffmpeg-made H.264/AAC, what ffmpeg, yt-dlp and streamlink read) or synthetic (seeded bytes).")
+    var media: MediaKind = .real
+
+    @Option(help: "Directory of ffmpeg-made segments (--media real); default ~/.cache/deadzone/media.")
+    var mediaCache: String?
+
+    @Option(help: "Seed of the run (default: the profile's); each mode uses seed + its index.")
+    var seed: UInt64?
+
+    @Option(help: "Report directory (default: Reports/<timestamp>-compare-<profile>/).")
+    var out: String?
+
+    @Option(name: .customLong("time-limit"), help: "Seconds one run may take before the client is killed and reported hung.")
+    var timeLimit: Double = 150
+
+    @Option(help: "The video's duration in seconds.")
+    var videoSeconds: Double = 36
+
+    @Option(help: "How long one whole download should take on the base WiFi link, seconds (sizes the bitrate).")
+    var targetSeconds: Double = 12
+
+    @Flag(help: "Keep each run's work directory (client output and logs) in the temp directory.")
+    var keepWork = false
+
+    @Flag(name: .customLong("no-connect-trace"), help: "Do not trace connection attempts with strace.")
+    var noConnectTrace = false
+
+    @Option(name: .customLong("expect"), help: "An outcome a run must have, CLIENT:MODE=OUTCOME (MODE may be *), e.g. ffmpeg:clean=ok (repeatable).")
+    var expectations: [String] = []
+
+    @Flag(help: "List the clients (and whether each is installed) and the fault modes, then exit.")
+    var list = false
+
+    @Flag(help: "Print the report as JSON on stdout (progress goes to stderr).")
+    var json = false
+
+    func validate() throws {
+        guard list || profile != nil else { throw ValidationError("--profile is required, e.g. --profile Profiles/flaky-wifi.yaml") }
+        guard timeLimit > 0 else { throw ValidationError("--time-limit must be a positive number of seconds") }
+        guard videoSeconds >= 2, videoSeconds <= 3600 else { throw ValidationError("--video-seconds must be within 2...3600") }
+        guard targetSeconds > 0, targetSeconds <= 3600 else { throw ValidationError("--target-seconds must be within (0, 3600]") }
+    }
+
+    func run() async throws {
+        signal(SIGPIPE, SIG_IGN)
+        let known: [ClientDefinition]
+        do { known = try knownClients() } catch { exitBadInput(error.description) }
+        if list { return printList(known) }
+        let chosenModes: [FaultMode]
+        let chosenClients: [ClientDefinition]
+        let expected: [ComparisonExpectation]
+        do {
+            expected = try expectations.map { text throws(ClientDefinitionError) in try ComparisonExpectation(parsing: text) }
+            chosenModes = try Self.modes(modes)
+            chosenClients = try Self.clients(clients, known: known, extra: extraClients, fileClients: clientsFileClients())
+        } catch { exitBadInput(error.description) }
+        let path = profile ?? ""
+        let loaded: Profile
+        do { loaded = try Profile.load(contentsOf: path) } catch { exitBadInput("\(error)") }
+        var mediaConfiguration = ContentMedia.synthetic
+        if media == .real {
+            for tool in ["ffmpeg", "ffprobe"] where ToolLocator.find(tool) == nil {
+                exitBadInput("--media real needs \(tool): install ffmpeg (apt-get install ffmpeg), or use --media synthetic")
+            }
+            mediaConfiguration = .real(RealMediaConfiguration(cacheDirectory: mediaCache ?? RealMediaConfiguration.defaultCacheDirectory))
+        }
+        let options = ComparisonOptions(
+            profile: loaded, profilePath: path, seed: seed ?? loaded.seed, clients: chosenClients, modes: chosenModes,
+            media: mediaConfiguration, videoSeconds: videoSeconds, targetSeconds: targetSeconds,
+            timeLimit: .milliseconds(Int64(timeLimit * 1000)), keepWorkDirectories: keepWork,
+            executable: SuiteRun.executablePath(), traceConnects: !noConnectTrace)
+        let printer = ComparePrinter(toStandardError: json)
+        printer.header(options)
+        let result: ComparisonRun
+        do { result = try await ComparisonRunner.run(options) { printer.handle($0) } } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        let directory = out ?? SuiteRun.defaultDirectory(profile: "compare-\(loaded.name)")
+        let files = try ReportWriter().write(result.report, trace: result.trace, to: URL(fileURLWithPath: directory))
+        if json {
+            FileHandle.standardOutput.write(try ComparisonJSON.encode(result.report))
+            FileHandle.standardOutput.write(Data("\n".utf8))
+        } else {
+            print("\n" + CompareTable.render(result.report))
+            print("\nreport: \(files.reportHTML.path)")
+        }
+        var broken = expected.flatMap { $0.violations(in: result.report) }
+        let ours = result.report.runs.filter { $0.client == "deadzone" && $0.outcome != .ok }
+        if !ours.isEmpty {
+            broken.append("Deadzone's engine did not come out ok in: "
+                + ours.map { "\($0.mode.rawValue) (\($0.outcome.rawValue))" }.joined(separator: ", "))
+        }
+        if !broken.isEmpty {
+            FileHandle.standardError.write(Data(broken.map { "compare: FAIL \($0)\n" }.joined().utf8))
+            throw ExitCode(1)
+        }
+        if !expected.isEmpty {
+            let line = "compare: \(expected.count) expectation\(expected.count == 1 ? "" : "s") held\n"
+            FileHandle(fileDescriptor: json ? 2 : 1).write(Data(line.utf8))
+        }
+    }
+
+    /// The built-in clients, then those of --clients-file and --client (a name given
+    /// again replaces the earlier definition).
+    private func knownClients() throws(ClientDefinitionError) -> [ClientDefinition] {
+        var all = BuiltInClients.all
+        for client in try clientsFileClients() + extraClients.map(ClientDefinition.fromArgument) {
+            all.removeAll { $0.name == client.name }
+            all.append(client)
+        }
+        return all
+    }
+
+    private func clientsFileClients() throws(ClientDefinitionError) -> [ClientDefinition] {
+        guard let clientsFile else { return [] }
+        return try ClientDefinition.load(contentsOf: clientsFile)
+    }
+
+    /// The clients to run: the named ones (each must be known and installed), or every
+    /// built-in plus the user's own.
+    static func clients(
+        _ names: String?, known: [ClientDefinition], extra: [String], fileClients: [ClientDefinition]
+    ) throws(ClientDefinitionError) -> [ClientDefinition] {
+        guard let names else {
+            let own = Set(fileClients.map(\.name) + extra.compactMap { $0.split(separator: "=").first.map(String.init) })
+            return known.filter { BuiltInClients.named($0.name) != nil || own.contains($0.name) }
+        }
+        var chosen: [ClientDefinition] = []
+        for name in names.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+            guard let client = known.first(where: { $0.name == name }) else {
+                throw .invalid(client: name, reason: "unknown client; known: \(known.map(\.name).joined(separator: ", ")) (add your own with --client NAME='COMMAND')")
+            }
+            let missing = ToolLocator.missing(for: client)
+            guard missing.isEmpty else {
+                throw .invalid(client: name, reason: "needs \(missing.joined(separator: ", ")), which is not installed"
+                    + (client.install.map { "; install with: \($0)" } ?? "") + "; or leave it out of --clients")
+            }
+            if !chosen.contains(where: { $0.name == name }) { chosen.append(client) }
+        }
+        guard !chosen.isEmpty else { throw .invalid(client: "", reason: "--clients names no client") }
+        return chosen
+    }
+
+    static func modes(_ names: String?) throws(ClientDefinitionError) -> [FaultMode] {
+        guard let names else { return FaultMode.allCases }
+        var chosen: [FaultMode] = []
+        for name in names.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+            guard let mode = FaultMode(rawValue: name) else {
+                throw .invalid(client: "--modes", reason: "unknown fault mode \"\(name)\"; known: \(FaultMode.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            if !chosen.contains(mode) { chosen.append(mode) }
+        }
+        guard !chosen.isEmpty else { throw .invalid(client: "--modes", reason: "names no fault mode") }
+        return chosen
+    }
+
+    private func printList(_ known: [ClientDefinition]) {
+        print("clients:")
+        for client in known {
+            let missing = ToolLocator.missing(for: client)
+            let status = missing.isEmpty ? "installed" : "MISSING \(missing.joined(separator: ", "))" + (client.install.map { " - install: \($0)" } ?? "")
+            print("  \(client.name.padding(toLength: 18, withPad: " ", startingAt: 0)) \(status)")
+            print("      \(client.command)")
+        }
+        print("fault modes:")
+        for mode in FaultMode.allCases { print("  \(mode.rawValue.padding(toLength: 18, withPad: " ", startingAt: 0)) \(mode.summary)") }
+    }
+}

@@ -1,0 +1,96 @@
+import ClientComparison
+import Foundation
+import ResilienceHarness
+import Testing
+
+/// `bench compare` from the command line: bad input exits 2 saying what to do, and a
+/// small comparison writes its report family.
+@Suite struct BenchCompareCommandTests {
+    func temporaryFile(_ text: String, suffix: String) throws -> String {
+        let path = NSTemporaryDirectory() + "deadzone-\(UUID().uuidString)\(suffix)"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test(arguments: [
+        (["compare"], "--profile is required"),
+        (["compare", "--profile", "Profiles/none.yaml", "--clients", "no-such-client"], "unknown client"),
+        (["compare", "--profile", "Profiles/none.yaml", "--modes", "clean,sideways"], "unknown fault mode \"sideways\""),
+        (["compare", "--profile", "Profiles/none.yaml", "--client", "mine"], "NAME='COMMAND'"),
+        (["compare", "--profile", "Profiles/none.yaml", "--client", "mine=mine {url}"], "{output}"),
+        (["compare", "--profile", "/nonexistent/profile.yaml", "--clients", "deadzone", "--modes", "clean"], "/nonexistent/profile.yaml"),
+        (["compare", "--profile", "Profiles/none.yaml", "--time-limit", "-1"], "--time-limit"),
+        (["compare", "--profile", "Profiles/none.yaml", "--no-such-option"], "no-such-option"),
+        (["compare", "--profile", "Profiles/none.yaml", "--expect", "ffmpeg:clean"], "CLIENT:MODE=OUTCOME"),
+    ])
+    func badInputExits2SayingWhatToDo(arguments: [String], expected: String) throws {
+        let outcome = try runBench(arguments)
+        #expect(outcome.status == 2, "\(outcome.output)")
+        #expect(outcome.output.contains(expected), "\(outcome.output)")
+    }
+
+    @Test func aNamedClientThatIsNotInstalledSaysHowToInstallIt() throws {
+        let file = try temporaryFile(
+            "clients:\n  exotic:\n    command: exotic-dl {url} -o {output}\n    requires: [deadzone-exotic-dl]\n    install: pip install exotic-dl\n",
+            suffix: ".yaml")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let outcome = try runBench(["compare", "--profile", "Profiles/none.yaml", "--clients-file", file, "--clients", "exotic"])
+        #expect(outcome.status == 2)
+        #expect(outcome.output.contains("deadzone-exotic-dl") && outcome.output.contains("pip install exotic-dl"), "\(outcome.output)")
+    }
+
+    @Test func aBrokenClientFileNamesItsLine() throws {
+        let file = try temporaryFile("clients:\n  mine:\n    command: mine {url} {output}\n    colour: red\n", suffix: ".yaml")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let outcome = try runBench(["compare", "--profile", "Profiles/none.yaml", "--clients-file", file])
+        #expect(outcome.status == 2)
+        #expect(outcome.output.contains("\(file):4") && outcome.output.contains("colour"), "\(outcome.output)")
+    }
+
+    @Test func listShowsEveryClientWithItsStatusAndEveryMode() throws {
+        let outcome = try runBench(["compare", "--list"])
+        #expect(outcome.status == 0)
+        for client in BuiltInClients.all { #expect(outcome.output.contains(client.name)) }
+        for mode in FaultMode.allCases { #expect(outcome.output.contains(mode.rawValue)) }
+    }
+
+    @Test func aSmallComparisonWritesItsReportsAndPrintsJSON() throws {
+        let profile = try temporaryFile("name: compare-test\nduration: 1m\ninterfaces:\n  wifi:\n    downlink: {rate: 4Mbit/s}\n", suffix: ".yaml")
+        let clients = try temporaryFile(
+            "clients:\n  catter:\n    command: sh -c 'exit 0' {url} > {output}\n    validate: bytes\n", suffix: ".yaml")
+        let out = NSTemporaryDirectory() + "deadzone-compare-cli-\(UUID().uuidString)"
+        defer {
+            for path in [profile, clients, out] { try? FileManager.default.removeItem(atPath: path) }
+        }
+        let outcome = try runBench([
+            "compare", "--profile", profile, "--clients-file", clients, "--clients", "catter", "--modes", "clean",
+            "--media", "synthetic", "--video-seconds", "4", "--target-seconds", "1", "--time-limit", "30", "--out", out, "--json",
+        ])
+        #expect(outcome.status == 0, "\(outcome.output)")
+        for file in ["report.json", "report.html", "junit.xml", "trace.jsonl"] {
+            #expect(FileManager.default.fileExists(atPath: "\(out)/\(file)"), "\(file) missing")
+        }
+        let json = try Data(contentsOf: URL(fileURLWithPath: "\(out)/report.json"))
+        let report = try JSONDecoder.iso8601.decode(ComparisonReport.self, from: json)
+        // The client writes an empty file and exits 0: silent data loss.
+        #expect(report.runs.map(\.outcome) == [.silentDataLoss])
+        #expect(outcome.output.contains("\"kind\" : \"comparison\""), "--json prints the report on stdout")
+        let again = try runBench(["report", out])
+        #expect(again.status == 0, "\(again.output)")
+        // The same comparison with an expectation it breaks fails, saying which.
+        let expecting = try runBench([
+            "compare", "--profile", profile, "--clients-file", clients, "--clients", "catter", "--modes", "clean",
+            "--media", "synthetic", "--video-seconds", "4", "--target-seconds", "1", "--out", out, "--expect", "catter:clean=ok",
+        ])
+        #expect(expecting.status == 1, "\(expecting.output)")
+        #expect(expecting.output.contains("FAIL catter:clean=ok: catter × clean came out silent-data-loss"), "\(expecting.output)")
+    }
+}
+
+extension JSONDecoder {
+    static var iso8601: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}
