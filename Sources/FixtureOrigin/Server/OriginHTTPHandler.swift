@@ -118,6 +118,9 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// 413 now, then close; the rest of the body is ignored.
     private func reject(_ incoming: OriginRequest, context: ChannelHandlerContext) {
         request = nil
+        router.noteRejection(
+            incoming, status: 413,
+            reason: "body larger than \(services.configuration.maximumRequestBodyBytes) bytes")
         var plan = ResponsePlan.error(.payloadTooLarge)
         plan.closeAfter = true
         start(plan, for: incoming, context: context)
