@@ -12,10 +12,14 @@ struct OriginCommand: AsyncParsableCommand {
             Serves the catalog API (/videos, /videos/{id}), HLS playlists and segments, posters, the \
             license server (/license/certificate, /license, /license/renew) and POST /_control/background. \
             Runs until Ctrl-C or --duration.
+            GET /videos/{id}/manifest.json answers the SHA-256 of every resource of that video (made on \
+            first request: it generates every segment of the video).
+            --faults FILE loads HTTP fault rules (JSON, see the README) at start; a bad file exits 2.
             --media synthetic (default) serves seeded bytes that are not decodable, for byte-exact checks; \
             --media real serves H.264/AAC MPEG-TS made by ffmpeg on first request (seconds per segment, \
             then cached in --media-cache), which players, ffmpeg and ffprobe accept.
             Examples: swift run bench origin --port 8080
+                      swift run bench origin --faults faults.json
                       swift run bench origin --media real   # then: ffmpeg -i http://127.0.0.1:8080/videos/clear/master.m3u8 -c copy clear.ts
             """
     )
@@ -41,6 +45,9 @@ struct OriginCommand: AsyncParsableCommand {
     @Option(help: "Stop after this long (e.g. 90s); default: until Ctrl-C.")
     var duration: String?
 
+    @Option(help: "JSON file of HTTP fault rules to apply from the start (see README, The fixture origin).")
+    var faults: String?
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard sizeScale > 0, sizeScale <= 10 else { throw ValidationError("--size-scale must be in (0, 10]") }
@@ -55,6 +62,12 @@ struct OriginCommand: AsyncParsableCommand {
         configuration.port = port
         configuration.catalog = CatalogConfiguration(seed: seed, sizeScale: sizeScale)
         configuration.controlAPIEnabled = true
+        if let faults {
+            do { configuration.faultRules = try FaultRuleSet.load(contentsOf: faults) } catch {
+                FileHandle.standardError.write(Data("error: --faults \(error)\n".utf8))
+                throw ExitCode(2)
+            }
+        }
         if media == .real {
             configuration.media = .real(RealMediaConfiguration(cacheDirectory: mediaCache ?? RealMediaConfiguration.defaultCacheDirectory))
         }
@@ -71,12 +84,16 @@ struct OriginCommand: AsyncParsableCommand {
         case .synthetic: print("origin \(base) (synthetic media, seed \(seed), size scale \(sizeScale))")
         case .real(let real): print("origin \(base) (real media made by ffmpeg on first request, cached in \(real.cacheDirectory))")
         }
+        if !configuration.faultRules.rules.isEmpty {
+            print("fault rules from \(faults ?? "-"): " + configuration.faultRules.rules.map(\.id).joined(separator: ", "))
+        }
         for video in server.store.catalog.videos {
             let flags = [video.protection == .none ? nil : "protected (\(video.protection.rawValue))",
                          video.offlineEnabled ? nil : "not offline-enabled"].compactMap { $0 }
             print("\(video.id.padding(toLength: 12, withPad: " ", startingAt: 0)) \(base)/videos/\(video.id)/master.m3u8"
                   + (flags.isEmpty ? "" : "  [\(flags.joined(separator: ", "))]"))
         }
+        print("hash manifest of a video: \(base)/videos/{id}/manifest.json")
         fflush(nil)
         await waitForInterrupt(orAfter: duration.flatMap { try? Units.parseDuration($0) })
         let served = server.requestLog.count

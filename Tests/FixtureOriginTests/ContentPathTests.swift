@@ -13,6 +13,7 @@ import Testing
         #expect(ContentPath("/videos/clear/key") == .key(videoID: "clear"))
         #expect(ContentPath("/videos/clear/poster.png") == .poster(videoID: "clear"))
         #expect(ContentPath("/videos/clear/thumb.png") == .thumbnail(videoID: "clear"))
+        #expect(ContentPath("/videos/clear/manifest.json") == .hashManifest(videoID: "clear"))
     }
 
     @Test func ignoresTheQueryAndFragment() {
@@ -25,7 +26,7 @@ import Testing
             .videoList, .video(id: "a"), .masterPlaylist(videoID: "a"), .mediaPlaylist(videoID: "a", stream: "audio_fr"),
             .segment(videoID: "a", stream: "400k", index: 3), .subtitlePlaylist(videoID: "a", language: "en"),
             .subtitleSegment(videoID: "a", language: "en", index: 10), .key(videoID: "a"), .poster(videoID: "a"),
-            .thumbnail(videoID: "a"),
+            .thumbnail(videoID: "a"), .hashManifest(videoID: "a"),
         ]
         for path in paths { #expect(ContentPath(path.path) == path) }
     }

@@ -9,7 +9,7 @@ import Testing
                 let resource = try #require(contentStore.resource(at: path.path), "\(path.path)")
                 let expected: String =
                     switch path {
-                    case .videoList, .video: "application/json"
+                    case .videoList, .video, .hashManifest: "application/json"
                     case .masterPlaylist, .mediaPlaylist, .subtitlePlaylist: "application/vnd.apple.mpegurl"
                     case .segment: "video/mp2t"
                     case .subtitleSegment: "text/vtt"

@@ -184,8 +184,57 @@ struct FaultRuleTests {
         #expect(throws: PlaylistError.self) { try Playlist.parse(corrupted) }
     }
 
+    /// The control for the test above: the originals parse, to what they say, so it is
+    /// the corruption that breaks them.
     @Test func originalPlaylistsParse() throws {
-        _ = try Playlist.parse(Self.media)
-        _ = try Playlist.parse(Self.master)
+        guard case .media(let media) = try Playlist.parse(Self.media) else {
+            Issue.record("the media original did not parse as a media playlist")
+            return
+        }
+        #expect(media.targetDuration == 4 && media.playlistType == .vod && media.endList)
+        #expect(media.segments.map(\.uri) == ["seg0.ts", "seg1.ts"])
+        #expect(media.segments.map(\.duration) == [4.0, 4.0])
+        guard case .master(let master) = try Playlist.parse(Self.master) else {
+            Issue.record("the master original did not parse as a master playlist")
+            return
+        }
+        #expect(master.variants.map(\.uri) == ["480p/index.m3u8"])
+        #expect(master.variants.first?.bandwidth == 800_000)
+        #expect(master.variants.first?.resolution == Resolution(width: 640, height: 360))
+    }
+
+    /// `bench origin --faults FILE` reads a file with `load(contentsOf:)`: a bad one is
+    /// refused with the file name, what is wrong, and where.
+    @Test(arguments: [
+        (#"{"rules": [{"path": "/a", "fault": {"type": "status", "code": 410}}, {"path": "/b", "fault": {"type": "status", "code": "x"}}]}"#,
+         "rules[1].fault.code"),
+        (#"{"rules": [{"path": "/a", "fault": {"type": "status", "code": 410}}, {"fault": {"type": "malformed_playlist"}}]}"#,
+         "rules[1]: missing \"path\""),
+        (#"{"rules": [{"path": "/a", "fault": {"type": "malformed_playlist"}, "probability": 1.5}]}"#,
+         "rules[0]: rule '/a': probability must be between 0 and 1"),
+        (#"{"rules": [{"path": "/a", "fault": {"type": "teleport"}}]}"#, "rules[0].fault.type"),
+        ("{\"rules\": [\n  {\"path\": \"/a\",,}\n]}", "line 2"),
+    ])
+    func loadingABadFileSaysWhatAndWhere(json: String, expected: String) throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("faults-\(UUID().uuidString).json").path
+        try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            _ = try FaultRuleSet.load(contentsOf: path)
+            Issue.record("\(json) loaded")
+        } catch {
+            #expect(error.description.hasPrefix("\(path): fault rules"), "\(error)")
+            #expect(error.description.contains(expected), "\(error)")
+        }
+    }
+
+    @Test func loadingReadsAGoodFileAndNamesAMissingOne() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("faults-\(UUID().uuidString).json").path
+        try Data(#"{"seed": 3, "rules": [{"id": "gone", "path": "/videos/**", "fault": {"type": "status", "code": 410}}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let set = try FaultRuleSet.load(contentsOf: path)
+        #expect(set.seed == 3 && set.rules.map(\.id) == ["gone"])
+        #expect(throws: FaultRuleSetError.self) { try FaultRuleSet.load(contentsOf: path + ".missing") }
     }
 }

@@ -24,6 +24,25 @@ import Testing
         }
     }
 
+    /// 410 and 500 replace the answer (no Retry-After); the connection stays usable.
+    @Test(arguments: [410, 500])
+    func answersAStatusFault(code: Int) async throws {
+        try await withOrigin { server in
+            server.setFaultRules(try Self.rules(.status(code, retryAfter: nil)))
+            let client = try RawHTTPConnection(port: server.port)
+            try client.request("GET", Self.segment)
+            let response = try #require(try client.readResponse())
+            #expect(response.status == code)
+            #expect(response.headers["retry-after"] == nil)
+            #expect(response.body.count < 100)  // a short text, not the segment
+            try client.request("GET", "/videos")
+            #expect(try client.readResponse()?.status == 200)
+            let log = try await waitForLog(server, count: 2)
+            #expect(log.map(\.status) == [code, 200])
+            #expect(log.map(\.faultRuleID) == ["rule", nil])
+        }
+    }
+
     @Test func truncatesTheBodyThenCloses() async throws {
         try await withOrigin { server in
             server.setFaultRules(try Self.rules(.truncateBody(afterBytes: 100)))
@@ -52,6 +71,50 @@ import Testing
             #expect(response.headers["content-length"] == String(expected.count + 50))
             #expect(response.body == expected)
             #expect(response.cutShort)
+        }
+    }
+
+    /// A length 50 bytes short: the client reads that many, then finds the other 50 and
+    /// the end of the connection (the server closes so they are never taken for a response).
+    @Test func declaresAShortLengthThenCloses() async throws {
+        try await withOrigin { server in
+            server.setFaultRules(try Self.rules(.wrongContentLength(delta: -50)))
+            let expected = try #require(server.store.resource(at: Self.segment)).bytes
+            let client = try RawHTTPConnection(port: server.port)
+            try client.request("GET", Self.segment)
+            let response = try #require(try client.readResponse())
+            #expect(response.headers["content-length"] == String(expected.count - 50))
+            #expect(response.body == Array(expected.prefix(expected.count - 50)))
+            #expect(!response.cutShort)
+            #expect(try client.readToEOF() == Array(expected.suffix(50)))
+            #expect(client.sawEOF)
+            let log = try await waitForLog(server, count: 1)
+            #expect(log.first?.bytesSent == expected.count && log.first?.faultRuleID == "rule")
+        }
+    }
+
+    /// Probability 0.5 with a fixed seed over 40 requests: some fire, some do not, and the
+    /// same seed loaded again gives the same sequence over the wire.
+    @Test func firesWithTheRuleProbabilityReproducibly() async throws {
+        func run(_ server: OriginServer, seed: UInt64) throws -> [Bool] {
+            server.setFaultRules(try FaultRuleSet(
+                rules: [FaultRule(id: "coin", path: "/videos", fault: .status(503, retryAfter: nil), probability: 0.5)],
+                seed: seed))
+            let client = try RawHTTPConnection(port: server.port)
+            return try (0..<40).map { _ in
+                try client.request("GET", "/videos")
+                let status = try #require(try client.readResponse()).status
+                #expect(status == 503 || status == 200)
+                return status == 503
+            }
+        }
+        try await withOrigin { server in
+            let first = try run(server, seed: 7)
+            let fired = first.filter { $0 }.count
+            #expect(fired > 5 && fired < 35, "fired \(fired) of 40")
+            #expect(server.faultRules.fired["coin"] == fired)
+            #expect(try run(server, seed: 7) == first)
+            #expect(try run(server, seed: 8) != first)  // 2^-40 odds of a clash
         }
     }
 

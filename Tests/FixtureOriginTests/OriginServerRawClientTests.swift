@@ -122,6 +122,14 @@ final class RawHTTPConnection {
         return Response(status: status, headers: headers, body: body, cutShort: body.count < length)
     }
 
+    /// Waits up to `milliseconds` for the server to send something or close the
+    /// connection; true if it did (a read would not block).
+    func waitForReadable(milliseconds: Int32) -> Bool {
+        if !pending.isEmpty || sawEOF { return true }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, milliseconds) > 0
+    }
+
     /// Reads until the server closes; returns what came.
     func readToEOF() throws -> [UInt8] {
         while try fill() {}

@@ -16,9 +16,12 @@ struct SplitMix64: RandomNumberGenerator {
 }
 
 /// Parsing must never crash or hang: any input either parses or throws `PlaylistError`.
-/// When it parses, rendering and parsing again must give back the same playlist.
+/// When it parses, rendering and parsing again must give back the same playlist, and the
+/// rendered text must be a fixed point of the writer. A hang fails the time limit.
+@Suite(.timeLimit(.minutes(2)))
 struct FuzzTests {
-    /// Parses `text`; on success checks the round trip. Returns whether it parsed.
+    /// Parses `text`; on success checks the round trip, on failure that the error names a
+    /// real line. Returns whether it parsed.
     @discardableResult
     static func check(_ text: String, _ context: @autoclosure () -> String) -> Bool {
         do throws(PlaylistError) {
@@ -27,14 +30,30 @@ struct FuzzTests {
             do throws(PlaylistError) {
                 let again = try Playlist.parse(rendered)
                 #expect(again == playlist, "\(context()): round trip changed the playlist")
+                #expect(again.render() == rendered, "\(context()): rendering is not a fixed point")
             } catch {
                 Issue.record("\(context()): rendered playlist does not parse: \(error)\n\(rendered)")
             }
             return true
         } catch {
-            #expect(error.line >= 0, "\(context())")
+            checkLine(of: error, in: text, context())
             return false
         }
+    }
+
+    /// An error names a line of the input, 1 to its number of lines, or one past the end
+    /// (a URI line missing after a tag on the last line); line 0 only for a problem of the
+    /// whole input, which for these small inputs can only be a missing target duration.
+    static func checkLine(of error: PlaylistError, in text: String, _ context: String) {
+        let lineCount = text.utf8.count { $0 == UInt8(ascii: "\n") } + 1
+        if error.line == 0 {
+            #expect(error.message.contains("EXT-X-TARGETDURATION"), "\(context): line 0 for \(error.message)")
+            #expect(error.description == error.message)
+        } else {
+            #expect((1...lineCount + 1).contains(error.line), "\(context): line \(error.line) of \(lineCount): \(error)")
+            #expect(error.description.hasPrefix("line \(error.line): "))
+        }
+        #expect(!error.message.isEmpty, "\(context)")
     }
 
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
@@ -57,17 +76,27 @@ struct FuzzTests {
     @Test(arguments: Fixture.all)
     func mutationsOfValidPlaylists(name: String) throws {
         let original = try Fixture.text(name)
+        let parsedOriginal = try Playlist.parse(original)
         var rng = SplitMix64(seed: UInt64(truncatingIfNeeded: name.utf8.reduce(5381) { $0 &* 33 &+ Int($1) }))
         var parsedCount = 0
-        for index in 0..<400 {
+        let cases = 400
+        for index in 0..<cases {
             var lines = original.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             for _ in 0..<Int.random(in: 1...3, using: &rng) {
                 Self.mutate(&lines, using: &rng)
             }
-            if Self.check(lines.joined(separator: "\n"), "\(name) mutation \(index)") { parsedCount += 1 }
+            let text = lines.joined(separator: "\n")
+            if Self.check(text, "\(name) mutation \(index)") {
+                parsedCount += 1
+            }
+            if text == original {  // a mutation that changed nothing (a swap of a line with itself)
+                #expect(try Playlist.parse(text) == parsedOriginal, "\(name) mutation \(index)")
+            }
         }
-        // Many mutations (e.g. duplicated comments, swapped tags) keep the playlist valid.
-        #expect(parsedCount > 0)
+        // The mutations explore both sides: many keep the playlist valid (duplicated or
+        // dropped comments, swapped tags, a cut after a whole segment), many break it.
+        #expect(parsedCount >= cases / 10, "\(name): only \(parsedCount) of \(cases) mutations parsed")
+        #expect(parsedCount <= cases - cases / 10, "\(name): \(parsedCount) of \(cases) mutations parsed")
     }
 
     static func mutate(_ lines: inout [String], using rng: inout SplitMix64) {

@@ -4,7 +4,7 @@
 /// `/videos`, `/videos/{id}`, `/videos/{id}/master.m3u8`, `/videos/{id}/{stream}/index.m3u8`,
 /// `/videos/{id}/{stream}/seg{N}.ts`, `/videos/{id}/subs/{lang}/index.m3u8`,
 /// `/videos/{id}/subs/{lang}/seg{N}.vtt`, `/videos/{id}/key`, `/videos/{id}/poster.png`,
-/// `/videos/{id}/thumb.png`.
+/// `/videos/{id}/thumb.png`, `/videos/{id}/manifest.json`.
 ///
 /// Parsing is strict so that no path can name anything outside this layout: anything
 /// after `?` or `#` is ignored; the path must start with `/`; it is refused (nil) if it
@@ -33,6 +33,8 @@ public enum ContentPath: Hashable, Sendable {
     case poster(videoID: String)
     /// `/videos/{id}/thumb.png`
     case thumbnail(videoID: String)
+    /// `/videos/{id}/manifest.json`: the video's `HashManifest`
+    case hashManifest(videoID: String)
 
     /// Parses a request target; nil for anything outside the layout or refused as above.
     /// Says nothing about whether the video or stream exists.
@@ -51,6 +53,7 @@ public enum ContentPath: Hashable, Sendable {
             case "key": self = .key(videoID: id)
             case "poster.png": self = .poster(videoID: id)
             case "thumb.png": self = .thumbnail(videoID: id)
+            case "manifest.json": self = .hashManifest(videoID: id)
             default: return nil
             }
         case 4 where parts[3] == "index.m3u8" && parts[2] != "subs":
@@ -81,6 +84,7 @@ public enum ContentPath: Hashable, Sendable {
         case .key(let id): "/videos/\(id)/key"
         case .poster(let id): "/videos/\(id)/poster.png"
         case .thumbnail(let id): "/videos/\(id)/thumb.png"
+        case .hashManifest(let id): "/videos/\(id)/manifest.json"
         }
     }
 

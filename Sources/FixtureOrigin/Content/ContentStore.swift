@@ -3,7 +3,7 @@ import Foundation
 import HLSPlaylist
 
 /// Answers content paths with resources: the catalog API, playlists, segments,
-/// subtitles, HTTP keys and images (DESIGN.md §3).
+/// subtitles, HTTP keys, images and each video's hash manifest (DESIGN.md §3).
 ///
 /// A `Sendable` value over a `Catalog`; the HTTP server holds one and calls
 /// `loadResource(at:)` from any thread. Every answer is computed on demand from the
@@ -39,7 +39,8 @@ public struct ContentStore: Hashable, Sendable {
     /// Segments are generated on each call: at `sizeScale` 1 that is up to a few MB of
     /// generation, encryption and hashing, so a server may cache by path. With real media
     /// a segment may take seconds (ffmpeg) and may fail: this returns nil then; call
-    /// `loadResource(at:)` to learn why.
+    /// `loadResource(at:)` to learn why. A hash manifest (`/videos/{id}/manifest.json`)
+    /// makes every segment of that video, so it costs as much as the whole video.
     public func resource(at path: String) -> ContentResource? {
         guard let parsed = ContentPath(path) else { return nil }
         return resource(at: parsed)
@@ -83,6 +84,9 @@ public struct ContentStore: Hashable, Sendable {
             return video(id).map { make(ContentResource.pngType, catalog.poster(of: $0)) }
         case .thumbnail(let id):
             return video(id).map { make(ContentResource.pngType, catalog.thumbnail(of: $0)) }
+        case .hashManifest(let id):
+            guard video(id) != nil else { return nil }
+            return make(ContentResource.jsonType, json(try hashManifest(videoIDs: [id])))
         }
     }
 
@@ -113,7 +117,8 @@ public struct ContentStore: Hashable, Sendable {
 
     /// Every path `resource(at:)` answers for `video`, in a stable order: its JSON,
     /// master playlist, each stream's playlist and segments, each subtitle track's
-    /// playlist and segments, the key (`.httpKey` only), poster and thumbnail.
+    /// playlist and segments, the key (`.httpKey` only), poster and thumbnail. The hash
+    /// manifest, which describes these paths, is not among them.
     public func paths(of video: Video) -> [ContentPath] {
         let id = video.id
         let indices = 0..<catalog.segmentCount(of: video)

@@ -5,6 +5,8 @@ import Crypto
 /// against the clear bytes a client should get after decryption.
 ///
 /// Codable with snake_case keys; build it with `ContentStore.hashManifest(videoIDs:)`.
+/// The origin serves one video's manifest as JSON at `GET /videos/{id}/manifest.json`,
+/// made on a generator thread on first request and cached.
 public struct HashManifest: Hashable, Sendable, Codable {
     /// The hashes of one path.
     public struct Entry: Hashable, Sendable, Codable {

@@ -40,7 +40,8 @@ public struct FaultRuleSetError: Error, Sendable, Hashable, CustomStringConverti
 ///     "probability": "10%", "count": 5}
 ///  ]}
 /// ```
-/// `seed` defaults to 0. Encoding also writes `fired` (rule id → times fired) so a
+/// `seed` defaults to 0. `parse(json:)` reads it, `load(contentsOf:)` reads a file
+/// (`bench origin --faults FILE`). Encoding also writes `fired` (rule id → times fired) so a
 /// snapshot keeps exhausted counts; decoding accepts it. The random state restarts
 /// from `seed` on decoding.
 public struct FaultRuleSet: Sendable, Codable {
@@ -59,19 +60,6 @@ public struct FaultRuleSet: Sendable, Codable {
         self.seed = seed
         self.fired = [:]
         self.generator = SeededGenerator(seed: seed).derived("http-faults")
-    }
-
-    /// Reads the JSON form above.
-    public static func parse(json: some Sequence<UInt8>) throws(FaultRuleSetError) -> FaultRuleSet {
-        do {
-            return try JSONDecoder().decode(FaultRuleSet.self, from: Data(json))
-        } catch let error as FaultRuleSetError {
-            throw error
-        } catch let DecodingError.dataCorrupted(context) {
-            throw FaultRuleSetError("fault rules: \(context.debugDescription)")
-        } catch {
-            throw FaultRuleSetError("fault rules are not valid JSON of the expected form: \(error)")
-        }
     }
 
     /// The fault for one request, or nil: the first rule that applies to `method` and

@@ -41,12 +41,17 @@ public struct LicenseEvent: Codable, Sendable, Hashable {
             signature: String)
         /// The request was refused with `code` (HTTP `code.httpStatus`).
         case licenseRefused(endpoint: LicenseEndpoint, code: LicenseErrorCode)
+        /// The HTTP layer answered the request itself, without asking the license server:
+        /// a wrong method (405, or 501 for one it does not implement), a body too large
+        /// (413), a request that did not arrive in time (408), or a status fault rule.
+        /// `reason` says which.
+        case requestRejected(endpoint: LicenseEndpoint, method: String, path: String, status: Int, reason: String)
     }
 
     private enum Name: String, Codable {
         case requestReceived = "request_received", certificateServed = "certificate_served"
         case licenseIssued = "license_issued", licenseRenewed = "license_renewed"
-        case licenseRefused = "license_refused"
+        case licenseRefused = "license_refused", requestRejected = "request_rejected"
     }
 
     /// The flat JSON form: every field optional except the time and the name.
@@ -63,6 +68,10 @@ public struct LicenseEvent: Codable, Sendable, Hashable {
         var renewal_of: String?
         var signature: String?
         var code: LicenseErrorCode?
+        var method: String?
+        var path: String?
+        var status: Int?
+        var reason: String?
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -85,6 +94,9 @@ public struct LicenseEvent: Codable, Sendable, Hashable {
         case let .licenseRefused(endpoint, code):
             w.event = .licenseRefused
             (w.endpoint, w.code) = (endpoint, code)
+        case let .requestRejected(endpoint, method, path, status, reason):
+            w.event = .requestRejected
+            (w.endpoint, w.method, w.path, w.status, w.reason) = (endpoint, method, path, status, reason)
         }
         try w.encode(to: encoder)
     }
@@ -118,6 +130,10 @@ public struct LicenseEvent: Codable, Sendable, Hashable {
                 renewalOf: try need(w.renewal_of, "renewal_of"), signature: try need(w.signature, "signature"))
         case .licenseRefused:
             kind = .licenseRefused(endpoint: try need(w.endpoint, "endpoint"), code: try need(w.code, "code"))
+        case .requestRejected:
+            kind = .requestRejected(
+                endpoint: try need(w.endpoint, "endpoint"), method: try need(w.method, "method"),
+                path: try need(w.path, "path"), status: try need(w.status, "status"), reason: try need(w.reason, "reason"))
         }
     }
 }

@@ -33,7 +33,8 @@ public struct LicenseOutcome: Sendable, Hashable {
 }
 
 /// A FairPlay-like key server, modelled: certificate, license, renewal; records every
-/// request and answer; refuses everything while the harness says the app is in the
+/// request and answer (those the HTTP layer refuses before asking it included, through
+/// `recordRejection`); refuses everything while the harness says the app is in the
 /// background (DESIGN.md §3).
 ///
 /// Why a final class with a `Mutex` rather than a struct the driver locks: the HTTP
@@ -214,6 +215,28 @@ public final class LicenseServer: Sendable {
                 assetID: license.assetID, keyID: license.keyID, nonce: license.nonce, expiresAt: license.expiresAt,
                 renewalOf: request.previousSignature, signature: license.signature))
             return answer(&s, [received, renewed], .license(license), body: encode(license))
+        }
+    }
+
+    /// Records a request to a license endpoint that the HTTP layer answered itself, so
+    /// that `records` holds every request made to the endpoints: a wrong method (405), a
+    /// body over the origin's limit (413), a request that did not arrive in time (408), or a
+    /// status fault rule. Appends `requestReceived` (with no request fields, and the
+    /// background flag at this instant) then `requestRejected`, and returns them. The HTTP
+    /// layer calls it on an event loop; any thread.
+    @discardableResult
+    public func recordRejection(
+        endpoint: LicenseEndpoint, method: String, path: String, status: Int, reason: String
+    ) -> [LicenseEvent] {
+        state.withLock { s in
+            let events = [
+                event(.requestReceived(
+                    endpoint: endpoint, assetID: nil, keyID: nil, nonce: nil, terms: nil,
+                    appInBackground: s.appInBackground)),
+                event(.requestRejected(endpoint: endpoint, method: method, path: path, status: status, reason: reason)),
+            ]
+            s.records += events
+            return events
         }
     }
 

@@ -24,6 +24,11 @@ public struct OriginConfiguration: Sendable {
     /// A connection that sends nothing for this long while no response is in progress
     /// is closed. Default 30 s.
     public var idleTimeout: Duration
+    /// Longest a request may take to arrive, from its first byte to its end (head and
+    /// body). A slower one — a client trickling header bytes, or one that sends a head
+    /// and then goes silent — is answered 408 and the connection closed; the 408 is in the
+    /// request log. The clock is paused while a response is being sent. Default 10 s.
+    public var requestTimeout: Duration
     /// Largest request body accepted; a bigger one is answered 413 and the connection
     /// closed. Default 64 KiB.
     public var maximumRequestBodyBytes: Int
@@ -52,7 +57,7 @@ public struct OriginConfiguration: Sendable {
         host: String = "127.0.0.1", port: Int = 0, catalog: CatalogConfiguration = CatalogConfiguration(),
         videos: [Video]? = nil, media: ContentMedia = .synthetic,
         faultRules: FaultRuleSet? = nil, interfaces: [String: String] = [:], idleTimeout: Duration = .seconds(30),
-        maximumRequestBodyBytes: Int = 64 * 1024, segmentCacheEntries: Int = 256,
+        requestTimeout: Duration = .seconds(10), maximumRequestBodyBytes: Int = 64 * 1024, segmentCacheEntries: Int = 256,
         segmentCacheBytes: Int = 64 * 1024 * 1024, renewalPath: String = "/license/renew",
         controlAPIEnabled: Bool = true, licenseSecret: [UInt8] = Array("deadzone-license-secret".utf8),
         threads: Int = 2, generatorThreads: Int = 2, clock: any TraceClock = MonotonicClock()
@@ -66,6 +71,7 @@ public struct OriginConfiguration: Sendable {
         self.faultRules = faultRules ?? (try! FaultRuleSet())
         self.interfaces = interfaces
         self.idleTimeout = idleTimeout
+        self.requestTimeout = requestTimeout
         self.maximumRequestBodyBytes = maximumRequestBodyBytes
         self.segmentCacheEntries = segmentCacheEntries
         self.segmentCacheBytes = segmentCacheBytes

@@ -27,6 +27,7 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let services: OriginServices
     private let router: OriginRouter
     private let info: ConnectionInfo
+    private let deadline: RequestDeadlineHandler
     /// The request being received; nil between requests and while a rejected body drains.
     private var request: OriginRequest?
     private var version = HTTPVersion.http1_1
@@ -37,15 +38,17 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var awaitingContent = false
     private var scheduled: Scheduled<Void>?
 
-    init(services: OriginServices, info: ConnectionInfo) {
+    init(services: OriginServices, info: ConnectionInfo, deadline: RequestDeadlineHandler) {
         self.services = services
         self.router = OriginRouter(services: services)
         self.info = info
+        self.deadline = deadline
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
+            deadline.requestHeadReceived()
             startedAt = services.clock.nowNanoseconds
             version = head.version
             keepAlive = head.isKeepAlive
@@ -64,6 +67,7 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             incoming.body += chunk.readBytes(length: chunk.readableBytes) ?? []
             request = incoming
         case .end:
+            deadline.requestEnded()
             guard let incoming = request else { return }
             request = nil
             let decision =
@@ -81,6 +85,7 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is RequestDeadlineHandler.RequestDeadlineExpired { return timeOut(context: context) }
         guard let idle = event as? IdleStateHandler.IdleStateEvent else { return context.fireUserInboundEventTriggered(event) }
         // A response in progress (delayed or stalled on purpose) keeps the connection.
         if idle == .read, inFlight == nil, request == nil, !awaitingContent { context.close(promise: nil) }
@@ -100,9 +105,10 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// NIO's protocol-error handler, before this one, has already answered a request it
     /// could not parse with 400 and is closing; it is logged here so that garbage shows
-    /// up in the request log like any other request.
+    /// up in the request log like any other request. A parse error after this handler
+    /// chose to close (an unfinished body cut off by a 408 or 413) is not logged again.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if error is HTTPParserError, inFlight == nil {
+        if error is HTTPParserError, inFlight == nil, !info.closing {
             let now = services.clock.nowNanoseconds
             services.record(
                 OriginRequestRecord(
@@ -115,9 +121,23 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.close(promise: nil)
     }
 
+    /// The request head came but not the rest, in time: 408 and close (logged like any
+    /// answer). Nothing else can be in progress: the deadline is paused during responses.
+    private func timeOut(context: ChannelHandlerContext) {
+        guard let incoming = request, inFlight == nil, !awaitingContent else { return context.close(promise: nil) }
+        request = nil
+        router.noteRejection(incoming, status: 408, reason: "the request did not arrive in full in time")
+        var plan = ResponsePlan.error(.requestTimeout, "Request Timeout: the request did not arrive in full in time")
+        plan.closeAfter = true
+        start(plan, for: incoming, context: context)
+    }
+
     /// 413 now, then close; the rest of the body is ignored.
     private func reject(_ incoming: OriginRequest, context: ChannelHandlerContext) {
         request = nil
+        router.noteRejection(
+            incoming, status: 413,
+            reason: "body larger than \(services.configuration.maximumRequestBodyBytes) bytes")
         var plan = ResponsePlan.error(.payloadTooLarge)
         plan.closeAfter = true
         start(plan, for: incoming, context: context)
@@ -127,6 +147,8 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         var plan = plan
         if request.isHead { plan.body = [] }
         plan.closeAfter = plan.closeAfter || !keepAlive
+        if plan.closeAfter { info.closing = true }
+        if case .cut = plan.delivery { info.closing = true }
         if plan.closeAfter {
             plan.headers.replaceOrAdd(name: "Connection", value: "close")
         } else if version == .http1_0 {
@@ -182,6 +204,7 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func end(context: ChannelHandlerContext, close: Bool) {
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { result in
             if case .success = result { self.finish(completed: true) } else { self.finish(completed: false) }
+            self.deadline.responseEnded()
             if close { context.close(promise: nil) }
         }
     }

@@ -11,9 +11,10 @@ public struct OriginRequestRecord: Sendable, Hashable, Codable {
     public var interface: String?
     /// The client address the PROXY header named (`"host:port"`), if any.
     public var proxySource: String?
-    /// Request method, e.g. `GET`; `-` when the request could not be parsed (status 400).
+    /// Request method, e.g. `GET`; `-` when the request could not be parsed (status 400)
+    /// or its head did not arrive in full within `OriginConfiguration.requestTimeout` (408).
     public var method: String
-    /// Request target as sent (path and query); `-` when the request could not be parsed.
+    /// Request target as sent (path and query); `-` when the method is.
     public var path: String
     /// The `Range` header, if any.
     public var range: String?

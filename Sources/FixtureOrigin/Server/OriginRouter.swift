@@ -39,28 +39,59 @@ struct OriginRouter {
     /// The plan for `request`, with `decision` (already drawn) applied; `content` is the
     /// lookup of its path when `needsContent(request)`.
     func plan(for request: OriginRequest, decision: FaultDecision?, content: ContentLookup? = nil) -> ResponsePlan {
+        if let decision, case .status(let code, _) = decision.fault, licenseEndpoint(of: request) != nil {
+            // The fault answers instead of the license server, which must not issue a
+            // license the client never gets; it records the request as rejected.
+            noteRejection(request, status: code, reason: "fault rule '\(decision.ruleID)'")
+            var plan = ResponsePlan.error(HTTPResponseStatus(statusCode: code))
+            plan.apply(decision, isHead: request.isHead)
+            return plan
+        }
         var plan = route(request, decision: decision, content: content)
         if let decision { plan.apply(decision, isHead: request.isHead) }
         return plan
     }
 
+    /// The license endpoint `request` is for, if any.
+    func licenseEndpoint(of request: OriginRequest) -> LicenseEndpoint? {
+        let catalog = services.configuration.catalog
+        switch request.path {
+        case catalog.certificatePath: return .certificate
+        case catalog.licensePath: return .license
+        case services.configuration.renewalPath: return .renewal
+        default: return nil
+        }
+    }
+
+    /// Records, at the license server, a request to one of its endpoints that the HTTP
+    /// layer answers itself (405, 408, 413, 501, a status fault); does nothing for other paths.
+    func noteRejection(_ request: OriginRequest, status: Int, reason: String) {
+        guard let endpoint = licenseEndpoint(of: request) else { return }
+        services.licenseServer.recordRejection(
+            endpoint: endpoint, method: request.method.rawValue, path: request.uri, status: status, reason: reason)
+    }
+
     private func route(_ request: OriginRequest, decision: FaultDecision?, content lookup: ContentLookup?) -> ResponsePlan {
-        if case .RAW = request.method { return .error(.notImplemented) }
+        if case .RAW(let name) = request.method {
+            // A method the parser knows but HTTPMethod has no case for (e.g. SOURCE).
+            noteRejection(request, status: 501, reason: "method \(name) not implemented")
+            return .error(.notImplemented)
+        }
         let path = request.path
         if isControl(request) { return control(request) }
         let catalog = services.configuration.catalog
         switch path {
         case catalog.certificatePath:
-            guard request.method == .GET || request.method == .POST else { return notAllowed("GET, POST") }
+            guard request.method == .GET || request.method == .POST else { return notAllowed(request, "GET, POST") }
             return license(services.licenseServer.handleCertificate())
         case catalog.licensePath:
-            guard request.method == .POST else { return notAllowed("POST") }
+            guard request.method == .POST else { return notAllowed(request, "POST") }
             return license(services.licenseServer.handleLicense(body: request.body))
         case services.configuration.renewalPath:
-            guard request.method == .POST else { return notAllowed("POST") }
+            guard request.method == .POST else { return notAllowed(request, "POST") }
             return license(services.licenseServer.handleRenewal(body: request.body))
         default:
-            guard request.method == .GET || request.isHead else { return notAllowed("GET, HEAD") }
+            guard request.method == .GET || request.isHead else { return notAllowed(request, "GET, HEAD") }
             switch lookup ?? .notFound {
             case .found(let resource):
                 return content(request, resource, malformed: decision?.fault == .malformedPlaylist)
@@ -109,7 +140,7 @@ struct OriginRouter {
     private func control(_ request: OriginRequest) -> ResponsePlan {
         switch request.path {
         case "/_control/background":
-            guard request.method == .POST else { return notAllowed("POST") }
+            guard request.method == .POST else { return notAllowed(request, "POST") }
             let text = String(decoding: request.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             guard let flag = Bool(text) else { return .error(.badRequest, "body must be true or false") }
             services.licenseServer.setAppInBackground(flag)
@@ -121,7 +152,9 @@ struct OriginRouter {
         }
     }
 
-    private func notAllowed(_ allow: String) -> ResponsePlan {
+    /// 405 with `Allow`; recorded at the license server when the path is one of its.
+    private func notAllowed(_ request: OriginRequest, _ allow: String) -> ResponsePlan {
+        noteRejection(request, status: 405, reason: "method \(request.method.rawValue) not allowed; use \(allow)")
         var plan = ResponsePlan.error(.methodNotAllowed)
         plan.headers.replaceOrAdd(name: "Allow", value: allow)
         return plan

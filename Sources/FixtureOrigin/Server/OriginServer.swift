@@ -12,8 +12,8 @@ import NIOPosix
 /// and `OriginServices` (every mutable part behind a `Mutex`).
 ///
 /// Each connection's pipeline: PROXY v1 decoder (removes itself after the header) →
-/// read-idle timer → NIO's HTTP/1.1 server pipeline (keep-alive, pipelining, 400 on
-/// parse errors) → `OriginHTTPHandler`.
+/// read-idle timer → request deadline (raw bytes; 408 for slow senders) → NIO's HTTP/1.1
+/// server pipeline (keep-alive, pipelining, 400 on parse errors) → `OriginHTTPHandler`.
 public final class OriginServer: Sendable {
     /// What the server was started with.
     public var configuration: OriginConfiguration { services.configuration }
@@ -100,7 +100,9 @@ public final class OriginServer: Sendable {
         try pipeline.addHandler(
             ByteToMessageHandler(ProxyProtocolDecoder(info: info, interfaces: services.configuration.interfaces)))
         try pipeline.addHandler(IdleStateHandler(readTimeout: .nanoseconds(Int64(clamping: idle.nanoseconds))))
+        let deadline = RequestDeadlineHandler(services: services, info: info)
+        try pipeline.addHandler(deadline)
         try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-        try pipeline.addHandler(OriginHTTPHandler(services: services, info: info))
+        try pipeline.addHandler(OriginHTTPHandler(services: services, info: info, deadline: deadline))
     }
 }

@@ -82,14 +82,16 @@ final class OriginServices: Sendable {
     }
 
     /// The resource at `path`, completed on `eventLoop`. A cached resource is answered
-    /// at once; anything else but a segment is made at once and cached; a segment is made
-    /// on a generator thread, shared by every request for it that arrives meanwhile, and
-    /// cached.
+    /// at once; anything else but a segment or a hash manifest is made at once and cached;
+    /// those two are made on a generator thread, shared by every request for the path that
+    /// arrives meanwhile, and cached.
     func lookup(path: String, on eventLoop: any EventLoop) -> EventLoopFuture<ContentLookup> {
         guard let parsed = ContentPath(path) else { return eventLoop.makeSucceededFuture(.notFound) }
         let key = parsed.path
         if let cached = cache.withLock({ $0[key] }) { return eventLoop.makeSucceededFuture(.found(cached)) }
-        guard case .segment = parsed else {
+        switch parsed {
+        case .segment, .hashManifest: break  // slow to make: on a generator thread, below
+        default:
             // Playlists, JSON, keys and images are small and quick to make: made here, kept.
             let answer = Self.load(parsed, from: store)
             if case .found(let resource) = answer { cache.withLock { $0[key] = resource } }

@@ -10,6 +10,10 @@ final class ConnectionInfo {
     var proxy: ProxyHeader?
     /// The interface name the header resolved to.
     var interface: String?
+    /// The origin has begun an answer that ends the connection (408, 413, a fault, no
+    /// keep-alive): what the HTTP decoder makes of leftover bytes at the close is not a
+    /// request, and is not logged as one.
+    var closing = false
 
     init(id: UInt64) {
         self.id = id

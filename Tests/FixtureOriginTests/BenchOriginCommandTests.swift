@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+/// `bench origin --faults FILE` as a user runs it: the `bench` executable that
+/// `swift build` put beside the test bundle, as a child process.
+@Suite(.timeLimit(.minutes(3)))
+struct BenchOriginCommandTests {
+    struct BenchMissing: Error, CustomStringConvertible {
+        var directory: String
+        var description: String {
+            "no bench executable near \(directory): run `swift build --build-tests` before `swift test --skip-build`"
+        }
+    }
+
+    static func bench() throws -> String {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [directory, directory.deletingLastPathComponent()] {
+            let path = candidate.appendingPathComponent("bench").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        throw BenchMissing(directory: directory.path)
+    }
+
+    static func write(_ json: String, in directory: TemporaryDirectory) throws -> String {
+        let file = directory.path + "/faults.json"
+        try Data(json.utf8).write(to: URL(fileURLWithPath: file))
+        return file
+    }
+
+    @Test func refusesABadFaultsFileWithExitStatus2AndSaysWhere() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try Self.write(
+            #"{"rules": [{"path": "/a", "fault": {"type": "status", "code": 410}}, {"path": "/b", "fault": {"type": "status", "code": "x"}}]}"#,
+            in: directory)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Self.bench())
+        process.arguments = ["origin", "--port", "0", "--faults", file, "--duration", "30s"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2)
+        #expect(text.contains("--faults \(file)"), "\(text)")
+        #expect(text.contains("rules[1].fault.code"), "\(text)")
+    }
+
+    /// The rules in the file apply from the first request.
+    @Test func appliesTheFaultsFileFromTheStart() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try Self.write(
+            #"{"seed": 1, "rules": [{"id": "gone", "path": "/videos/online-only/**", "fault": {"type": "status", "code": 410}}]}"#,
+            in: directory)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Self.bench())
+        process.arguments = ["origin", "--port", "0", "--size-scale", "0.01", "--faults", file, "--duration", "120s"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        // The first line names the URL (the port was chosen by the system); the last line
+        // before it serves names the manifest endpoint.
+        var printed = ""
+        while !printed.contains("hash manifest") || !printed.hasSuffix("\n") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }  // EOF: the origin ended early
+            printed += String(decoding: chunk, as: UTF8.self)
+        }
+        let first = try #require(printed.split(separator: "\n").first, "bench origin printed nothing")
+        let port = try #require(first.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) }, "\(first)")
+
+        let client = try RawHTTPConnection(port: port, timeoutSeconds: 30)
+        try client.request("GET", "/videos/online-only/master.m3u8")
+        #expect(try client.readResponse()?.status == 410)
+        try client.request("GET", "/videos/clear/master.m3u8")
+        #expect(try client.readResponse()?.status == 200)
+
+        #expect(printed.contains("fault rules from \(file): gone"), "\(printed)")
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
