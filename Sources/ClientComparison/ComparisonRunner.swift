@@ -47,9 +47,16 @@ public enum ComparisonRunner {
             try? await origin.stop()
             throw .content(error.description)
         }
+        var frames: Int?
+        if case .real(let real) = options.media {
+            // Each segment is its own encode of exactly duration × frame rate frames.
+            frames = (0..<segments.count).reduce(0) { sum, index in
+                sum + Int((store.catalog.duration(ofSegment: index, of: video) * Double(real.frameRate)).rounded())
+            }
+        }
         let inspector = OutputInspector(
             content: segments.flatMap { $0 }, segmentSizes: segments.map(\.count), expectedSeconds: video.duration,
-            isRealMedia: options.isRealMedia, ffprobe: options.ffprobe, ffmpeg: options.ffmpeg)
+            expectedVideoFrames: frames, isRealMedia: options.isRealMedia, ffprobe: options.ffprobe, ffmpeg: options.ffmpeg)
         let untraced = await connectTracingUnavailable(options)
         if let why = untraced { progress(.note("connection attempts are not traced: \(why)")) }
 

@@ -7,20 +7,24 @@ public struct OutputCheck: Sendable, Hashable, Codable {
     public var outputBytes: Int?
     /// For people: what matched and what did not.
     public var detail: String
-    /// `media`: what ffprobe found, and how many errors decoding reported.
+    /// `media`: what ffprobe found (the duration, and how many video frames: a gap in
+    /// the middle leaves the duration whole but the frames short), and how many errors
+    /// decoding reported.
     public var probedSeconds: Double?
+    public var videoFrames: Int?
     public var decodeErrors: Int?
 
     /// Creates a check.
     public init(
         method: String, valid: Bool, outputBytes: Int?, detail: String, probedSeconds: Double? = nil,
-        decodeErrors: Int? = nil
+        videoFrames: Int? = nil, decodeErrors: Int? = nil
     ) {
         self.method = method
         self.valid = valid
         self.outputBytes = outputBytes
         self.detail = detail
         self.probedSeconds = probedSeconds
+        self.videoFrames = videoFrames
         self.decodeErrors = decodeErrors
     }
 
@@ -58,29 +62,42 @@ public struct OutputCheck: Sendable, Hashable, Codable {
     }
 
     /// The media judgement: the probed duration within `tolerance(of:)` of
-    /// `expectedSeconds`, and no decode error. Pure.
+    /// `expectedSeconds`, the video frames within `frameTolerance(of:)` of
+    /// `expectedFrames` (when known), and no decode error. Pure.
     public static func media(
-        outputBytes: Int, probedSeconds: Double?, decodeErrors: Int, expectedSeconds: Double, note: String = ""
+        outputBytes: Int, probedSeconds: Double?, videoFrames: Int? = nil, expectedFrames: Int? = nil, decodeErrors: Int,
+        expectedSeconds: Double, note: String = ""
     ) -> OutputCheck {
         let prefix = note.isEmpty ? "" : note + "; "
         guard let probedSeconds else {
             return OutputCheck(
                 method: "media", valid: false, outputBytes: outputBytes,
-                detail: prefix + "ffprobe finds no duration: not a playable file", decodeErrors: decodeErrors)
+                detail: prefix + "ffprobe finds no duration: not a playable file", videoFrames: videoFrames,
+                decodeErrors: decodeErrors)
         }
-        let durationOK = abs(probedSeconds - expectedSeconds) <= tolerance(of: expectedSeconds)
         var problems: [String] = []
-        if !durationOK {
+        if abs(probedSeconds - expectedSeconds) > tolerance(of: expectedSeconds) {
             problems.append(String(format: "%.1f s of %.1f s", probedSeconds, expectedSeconds)
                 + (probedSeconds < expectedSeconds ? " (content missing)" : " (too long)"))
         }
+        // No video stream at all counts as no frame.
+        if let expectedFrames, case let frames = videoFrames ?? 0, abs(frames - expectedFrames) > frameTolerance(of: expectedFrames) {
+            problems.append("\(frames) of \(expectedFrames) video frames"
+                + (frames < expectedFrames ? " (content missing" + (problems.isEmpty ? ": a gap inside" : "") + ")" : " (too many)"))
+        }
         if decodeErrors > 0 { problems.append("\(decodeErrors) decode error\(decodeErrors == 1 ? "" : "s")") }
+        let frames = videoFrames.map { ", \($0)" + (expectedFrames.map { " of \($0)" } ?? "") + " video frames" } ?? ""
         let detail = problems.isEmpty
-            ? String(format: "plays: %.1f s of %.1f s, no decode error", probedSeconds, expectedSeconds)
+            ? String(format: "plays: %.1f s of %.1f s", probedSeconds, expectedSeconds) + frames + ", no decode error"
             : "does not play whole: " + problems.joined(separator: ", ")
         return OutputCheck(
             method: "media", valid: problems.isEmpty, outputBytes: outputBytes, detail: prefix + detail,
-            probedSeconds: probedSeconds, decodeErrors: decodeErrors)
+            probedSeconds: probedSeconds, videoFrames: videoFrames, decodeErrors: decodeErrors)
+    }
+
+    /// How far a frame count may be from the video's: 2 frames, or 1% of a long one.
+    public static func frameTolerance(of frames: Int) -> Int {
+        max(2, frames / 100)
     }
 
     /// How far a probed duration may be from the video's: half a second, or 2% of a long one.

@@ -7,8 +7,10 @@ public struct OutputInspector: Sendable {
     /// The segments of the variant as served, concatenated, and each one's size.
     public var content: [UInt8]
     public var segmentSizes: [Int]
-    /// The video's duration, for media judgements.
+    /// The video's duration and video frame count, for media judgements (nil frames:
+    /// not checked).
     public var expectedSeconds: Double
+    public var expectedVideoFrames: Int?
     /// Whether the content is real media (a media judgement is possible).
     public var isRealMedia: Bool
     /// ffprobe and ffmpeg executables (paths or names on `PATH`).
@@ -17,12 +19,13 @@ public struct OutputInspector: Sendable {
 
     /// Creates an inspector.
     public init(
-        content: [UInt8], segmentSizes: [Int], expectedSeconds: Double, isRealMedia: Bool, ffprobe: String = "ffprobe",
-        ffmpeg: String = "ffmpeg"
+        content: [UInt8], segmentSizes: [Int], expectedSeconds: Double, expectedVideoFrames: Int? = nil,
+        isRealMedia: Bool, ffprobe: String = "ffprobe", ffmpeg: String = "ffmpeg"
     ) {
         self.content = content
         self.segmentSizes = segmentSizes
         self.expectedSeconds = expectedSeconds
+        self.expectedVideoFrames = expectedVideoFrames
         self.isRealMedia = isRealMedia
         self.ffprobe = ffprobe
         self.ffmpeg = ffmpeg
@@ -47,14 +50,23 @@ public struct OutputInspector: Sendable {
     }
 
     private func media(_ path: String, bytes: Int, note: String) async -> OutputCheck {
-        let probe = await ToolRun.run(
-            [ffprobe, "-v", "error", "-show_entries", "format=duration", "-of", "default=noprint_wrappers=1:nokey=1", path])
-        let seconds = probe.output.split(separator: "\n").lazy.compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }.first
+        let probe = await ToolRun.run([
+            ffprobe, "-v", "error", "-count_packets", "-select_streams", "v:0",
+            "-show_entries", "format=duration:stream=nb_read_packets", "-of", "default=noprint_wrappers=1", path,
+        ])
+        var fields: [String: String] = [:]
+        for line in probe.output.split(separator: "\n") {
+            let pair = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if pair.count == 2 { fields[pair[0]] = pair[1] }
+        }
+        let seconds = fields["duration"].flatMap(Double.init)
+        let frames = fields["nb_read_packets"].flatMap(Int.init)
         let decode = await ToolRun.run([ffmpeg, "-nostdin", "-hide_banner", "-v", "error", "-i", path, "-f", "null", "-"])
         let errors = decode.errors.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }.count
             + (decode.status == 0 ? 0 : 1)
         return OutputCheck.media(
-            outputBytes: bytes, probedSeconds: seconds, decodeErrors: errors, expectedSeconds: expectedSeconds, note: note)
+            outputBytes: bytes, probedSeconds: seconds, videoFrames: frames, expectedFrames: expectedVideoFrames,
+            decodeErrors: errors, expectedSeconds: expectedSeconds, note: note)
     }
 }
 

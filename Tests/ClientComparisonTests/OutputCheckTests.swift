@@ -103,3 +103,20 @@ import Testing
         #expect(throws: ClientDefinitionError.self) { try ComparisonExpectation(parsing: text) }
     }
 }
+
+/// A file whose middle is missing keeps its whole duration (the last segment's
+/// timestamps are unchanged) and decodes cleanly (every segment starts on a key frame):
+/// only the frame count shows the gap.
+@Suite struct MediaGapTests {
+    @Test func aGapInsideIsMissingContentEvenWithTheWholeDuration() {
+        let gap = OutputCheck.media(outputBytes: 1, probedSeconds: 36, videoFrames: 300, expectedFrames: 900, decodeErrors: 0, expectedSeconds: 36)
+        #expect(!gap.valid)
+        #expect(gap.detail == "does not play whole: 300 of 900 video frames (content missing: a gap inside)")
+        let whole = OutputCheck.media(outputBytes: 1, probedSeconds: 36, videoFrames: 899, expectedFrames: 900, decodeErrors: 0, expectedSeconds: 36)
+        #expect(whole.valid, "one frame off is within tolerance")
+        #expect(whole.detail.contains("899 of 900 video frames"))
+        let noVideo = OutputCheck.media(outputBytes: 1, probedSeconds: 36, videoFrames: nil, expectedFrames: 900, decodeErrors: 0, expectedSeconds: 36)
+        #expect(!noVideo.valid)
+        #expect(OutputCheck.media(outputBytes: 1, probedSeconds: 36, decodeErrors: 0, expectedSeconds: 36).valid, "frames not checked when unknown")
+    }
+}

@@ -38,7 +38,8 @@ import Testing
             encoder: RealMediaEncoder(configuration: RealMediaConfiguration(cacheDirectory: cache)))
         let segments = try ComparisonContent.segments(of: video, in: store)
         let inspector = OutputInspector(
-            content: segments.flatMap { $0 }, segmentSizes: segments.map(\.count), expectedSeconds: 12, isRealMedia: true)
+            content: segments.flatMap { $0 }, segmentSizes: segments.map(\.count), expectedSeconds: 12,
+            expectedVideoFrames: 12 * 25, isRealMedia: true)
         let directory = NSTemporaryDirectory() + "deadzone-inspector-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -49,6 +50,13 @@ import Testing
         #expect(!check.valid)
         #expect(abs((check.probedSeconds ?? 0) - 6) < 1, "\(check.detail)")
         #expect(check.detail.contains("content missing"))
+        // Segments 1, 2, 3 and 4 missing from the middle: the whole duration, no decode error, a third of the frames.
+        let gap = directory + "/gap.ts"
+        try Data((segments.prefix(1) + segments.suffix(1)).flatMap { $0 }).write(to: URL(fileURLWithPath: gap))
+        let gapCheck = await inspector.check(gap, method: .media)
+        #expect(!gapCheck.valid)
+        #expect(gapCheck.videoFrames == 100, "\(gapCheck.detail)")
+        #expect(gapCheck.detail.contains("100 of 300 video frames"), "\(gapCheck.detail)")
         // The same bytes judged `auto`: not byte-identical, so judged as media, and still invalid.
         let auto = await inspector.check(half, method: .auto)
         #expect(!auto.valid && auto.method == "media")
@@ -56,7 +64,9 @@ import Testing
         let whole = directory + "/whole.ts"
         try Data(segments.flatMap { $0 }).write(to: URL(fileURLWithPath: whole))
         #expect(await inspector.check(whole, method: .auto).method == "bytes")
-        #expect(await inspector.check(whole, method: .media).valid)
+        let wholeMedia = await inspector.check(whole, method: .media)
+        #expect(wholeMedia.valid, "\(wholeMedia.detail)")
+        #expect(wholeMedia.videoFrames == 300)
         #expect(await inspector.check(directory + "/none.ts", method: .media) == .missing)
     }
 }
