@@ -100,4 +100,23 @@ struct StoreProgressBatcherTests {
         #expect(!dueAlone)
         #expect(alone.shouldFlush(now: 600 * Self.ms))
     }
+
+    @Test("a batch whose write failed is put back under what came since, and is due at once")
+    func restore() {
+        var batcher = ProgressBatcher(configuration: .init(maximumPending: 10, maximumDelayNanoseconds: 1_000 * Self.ms))
+        _ = Self.feed(&batcher, [(0, 100, 0), (1, 50, 0)])
+        let done2 = SegmentCompletion(key: .init(token: "t", stream: "video", index: 2), bytes: 800, sha256: "bb", etag: nil)
+        _ = batcher.add(done2, now: 0)
+        let failed = batcher.drain()
+        // Since the drain: segment 0 moved on, segment 1 completed.
+        _ = Self.feed(&batcher, [(0, 300, 500)])
+        let done1 = SegmentCompletion(key: .init(token: "t", stream: "video", index: 1), bytes: 700, sha256: "aa", etag: nil)
+        _ = batcher.add(done1, now: 500)
+        #expect(!batcher.shouldFlush(now: 600 * Self.ms))
+        batcher.restore(failed, now: 600 * Self.ms)
+        #expect(batcher.shouldFlush(now: 600 * Self.ms), "a failed batch is due again at once")
+        let batch = batcher.drain()
+        #expect(batch.progress == [Self.report(0, 300)], "the newer bytes of segment 0 win; segment 1 is complete")
+        #expect(batch.completions == [done2, done1], "nothing committed is lost, older first")
+    }
 }

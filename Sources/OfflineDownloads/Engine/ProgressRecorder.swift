@@ -42,10 +42,16 @@ final class ProgressRecorder: Sendable {
         return batcher.withLock { $0.shouldFlush(now: now) }
     }
 
-    /// Writes what is pending (nothing when nothing is).
+    /// Writes what is pending (nothing when nothing is). A batch whose write fails
+    /// (e.g. refused because the task was cancelled) is put back, so a later flush
+    /// still records it.
     func flush() async throws(IndexError) {
         let batch = batcher.withLock { $0.drain() }
         guard !batch.isEmpty else { return }
-        try await index.record(batch)
+        do { try await index.record(batch) } catch {
+            let now = clock.nowNanoseconds
+            batcher.withLock { $0.restore(batch, now: now) }
+            throw error
+        }
     }
 }

@@ -133,7 +133,7 @@ struct TransferWorker: Sendable {
                         uri: segment.uri, streamFraction: fraction, draining: failure != nil)
                     next()
                 }
-                if recorder.isDue {
+                if recorder.isDue, !Task.isCancelled {
                     do { try await recorder.flush() } catch { if failure == nil { failure = .index("\(error)") } }
                 }
                 if inFlight == 0 { group.cancelAll() }  // ends the tick

@@ -37,6 +37,8 @@ public struct ProgressBatcher: Sendable {
     private var completions: [SegmentCompletion] = []
     /// When the oldest unwritten report arrived.
     private var oldestReportAt: UInt64?
+    /// A failed batch was put back: due at once.
+    private var isOverdue = false
 
     /// An empty batcher.
     public init(configuration: Configuration = Configuration()) {
@@ -79,14 +81,17 @@ public struct ProgressBatcher: Sendable {
     /// Whether the batch is due at `now`: enough segments, or the oldest report old enough.
     public func shouldFlush(now: UInt64) -> Bool {
         guard let deadline = flushDeadline else { return false }
-        return pendingCount >= configuration.maximumPending || now >= deadline
+        return isOverdue || pendingCount >= configuration.maximumPending || now >= deadline
     }
 
     /// Forgets the pending progress report of `key` (e.g. its segment was just committed).
     public mutating func discard(_ key: SegmentRecord.Key) {
         guard pending.removeValue(forKey: key) != nil else { return }
         order.removeAll { $0 == key }
-        if isEmpty { oldestReportAt = nil }
+        if isEmpty {
+            oldestReportAt = nil
+            isOverdue = false
+        }
     }
 
     /// Takes the pending reports (one per segment, in the order of their first report)
@@ -97,7 +102,25 @@ public struct ProgressBatcher: Sendable {
         order.removeAll(keepingCapacity: true)
         completions.removeAll(keepingCapacity: true)
         oldestReportAt = nil
+        isOverdue = false
         return batch
+    }
+
+    /// Puts back `batch`, drained earlier and not written (its write failed), under
+    /// what arrived since: a newer report or completion of the same segment wins, and a
+    /// completion drops the segment's progress. The batch is due again at once.
+    public mutating func restore(_ batch: Batch, now: UInt64) {
+        let newerCompletions = Set(completions.map(\.key))
+        let older = batch.completions.filter { !newerCompletions.contains($0.key) }
+        for completion in older { discard(completion.key) }
+        completions = older + completions
+        let completed = newerCompletions.union(older.map(\.key))
+        for update in batch.progress where pending[update.key] == nil && !completed.contains(update.key) {
+            pending[update.key] = update
+            order.append(update.key)
+        }
+        if oldestReportAt == nil, !isEmpty { oldestReportAt = now }
+        isOverdue = !isEmpty
     }
 
     /// What one index write records.
