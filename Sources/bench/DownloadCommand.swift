@@ -16,6 +16,9 @@ struct DownloadCommand: AsyncParsableCommand {
             --after (crash resumes; force-quit reports interrupted downloads as failed). Prints one line \
             per state change and per 10% of progress; exits 0 once every video is playable offline, 1 if \
             a download failed, 2 for bad input.
+            With --export FILE (one clear video), the engine acts as a black-box client: once the video \
+            is downloaded, the segments of its chosen video variant are written to FILE, concatenated in \
+            playlist order, byte for byte as the origin served them.
             Example: swift run bench download http://127.0.0.1:8080/videos/clear --storage /tmp/offline
             """
     )
@@ -38,6 +41,11 @@ struct DownloadCommand: AsyncParsableCommand {
     @Option(help: "Seconds without bytes before the download suspends (stall timeout).")
     var stallTimeout: Double = 8
 
+    @Option(help: ArgumentHelp(
+        "Once the video is downloaded, write its video variant's segments, concatenated in playlist order, to this file.",
+        discussion: "Takes exactly one clear (unencrypted) VIDEO.", valueName: "file"))
+    var export: String?
+
     func validate() throws {
         guard !videos.isEmpty else { throw ValidationError("name at least one VIDEO") }
         for video in videos {
@@ -50,6 +58,9 @@ struct DownloadCommand: AsyncParsableCommand {
         }
         if let via, via.split(separator: ":").count != 2 { throw ValidationError("--via must be host:port") }
         guard stallTimeout > 0 else { throw ValidationError("--stall-timeout must be positive") }
+        if export != nil, videos.count != 1 {
+            badInput("--export writes one video's segments: name exactly one VIDEO (got \(videos.count))")
+        }
     }
 
     func run() async throws {
@@ -73,6 +84,10 @@ struct DownloadCommand: AsyncParsableCommand {
                 continue
             }
             let entry = try await Self.catalogEntry(url, via: path)
+            if export != nil, entry.document.sources.contains(where: { !($0.keySystems ?? []).isEmpty }) {
+                await manager.shutdown()
+                badInput("--export needs a clear video: \(url.lastPathComponent) is encrypted, and its segments are not the media")
+            }
             do {
                 tokens.append(try await manager.requestDownload(video: entry, parameters: DownloadParameters(requestedBitrate: bitrate)))
             } catch {
@@ -90,6 +105,7 @@ struct DownloadCommand: AsyncParsableCommand {
             let status = await manager.status(token)
             if status?.state == .downloaded, let offline = await manager.offlineVideo(token) {
                 print("downloaded \(token): \(offline.masterPlaylist.path)")
+                if let export { await Self.export(token, of: manager, to: export) }
             } else {
                 failed = true
                 FileHandle.standardError.write(Data("error: \(token) failed: \(status?.failure?.description ?? "unknown")\n".utf8))
@@ -98,6 +114,44 @@ struct DownloadCommand: AsyncParsableCommand {
         await manager.shutdown()
         printer.cancel()
         if failed { throw ExitCode(1) }
+    }
+
+    /// Writes the stored segments of `token`'s video variant, concatenated in playlist
+    /// order, to `file` (through a temporary file renamed into place). Exits 2 for an
+    /// encrypted or init-section stream, 1 when the files cannot be read or written.
+    private static func export(_ token: DownloadToken, of manager: DownloadManager, to file: String) async {
+        let stream: StoredStream
+        do { stream = try await manager.storedStream(token) } catch {
+            await manager.shutdown()
+            fail("\(error)", code: 1)
+        }
+        guard !stream.isEncrypted, !stream.hasInitSection else {
+            await manager.shutdown()
+            badInput("--export needs clear segments that stand alone: this video's are \(stream.isEncrypted ? "encrypted" : "fMP4 with an init section")")
+        }
+        let temporary = file + ".part"
+        var bytes = 0
+        do {
+            guard FileManager.default.createFile(atPath: temporary, contents: nil) else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary])
+            }
+            let output = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
+            defer { try? output.close() }
+            for segment in stream.segments {
+                let data = try Data(contentsOf: segment)
+                try output.write(contentsOf: data)
+                bytes += data.count
+            }
+            try output.synchronize()
+            guard rename(temporary, file) == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file, NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            await manager.shutdown()
+            fail("cannot export to \(file): \(error)", code: 1)
+        }
+        print("exported \(stream.segments.count) segments (\(bytes) bytes) to \(file)")
     }
 
     /// Whether every download is downloaded or failed.
@@ -137,6 +191,11 @@ struct DownloadCommand: AsyncParsableCommand {
             fflush(nil)
         }
     }
+}
+
+/// Prints `message` on stderr and exits 2 (bad input).
+private func badInput(_ message: String) -> Never {
+    fail(message, code: 2)
 }
 
 /// Prints `message` on stderr and exits with `code`.

@@ -121,15 +121,16 @@ import Testing
     @Test func theCellularSettingAppliesToDownloadsRequestedAfterIt() async throws {
         try await withEngine { fixture in
             let manager = try await fixture.makeManager()
-            let cellular = PathInterface(
-                kind: .cellular, isExpensive: true, isConstrained: false, endpoint: "127.0.0.1:\(fixture.server.port)")
-            fixture.path.update(NetworkPath(interfaces: [cellular]))
+            fixture.showPath([.cellular])
             let video = try await fixture.video("clear")
             let before = try await manager.requestDownload(video: video)
             await manager.setAllowsCellular(true)
             let after = try await manager.requestDownload(video: video)
             #expect(try await manager.wait(for: after) { $0 == .downloaded || $0 == .failed } == .downloaded)
             #expect(await manager.status(before)?.state == .suspended(.cellularNotAllowed))
+            // Only the later download went out, over cellular: 21 segments and its playlists.
+            #expect(fixture.requests(through: .cellular).filter { $0.path.hasSuffix(".ts") }.count == 21)
+            #expect(fixture.requests(through: .wifi).isEmpty)
             await manager.shutdown()
         }
     }

@@ -78,31 +78,49 @@ import Testing
         }
     }
 
-    @Test func cellularIsNotUsedUnlessAllowed() async throws {
-        try await withEngine { fixture in
+    /// Bytes on disk under the `video` directory of `package` (`.part` files included).
+    private func bytesOnDisk(_ package: String) -> Int64 {
+        let directory = package + "/video"
+        return ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).reduce(0) { sum, name in
+            sum + ((try? FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size] as? Int64) ?? 0)
+        }
+    }
+
+    @Test func pauseStopsARunningTransferAndResumeFinishesIt() async throws {
+        // 2 Mbit/s WiFi: the ~1.3 MB download takes several seconds, so pause finds it running.
+        let wifi = InterfaceLink(downlink: LinkDirectionParameters(rate: .constant(bitsPerSecond: 2_000_000)))
+        try await withEngine(sizeScale: 0.2, wifi: wifi) { fixture in
             let manager = try await fixture.makeManager()
-            let cellular = PathInterface(
-                kind: .cellular, isExpensive: true, isConstrained: false, endpoint: "127.0.0.1:\(fixture.server.port)")
-            fixture.path.update(NetworkPath(interfaces: [cellular]))
-            let video = try await fixture.video("clear")
-            let refused = try await manager.requestDownload(video: video)
-            #expect(try await manager.wait(for: refused) { $0 == .suspended(.cellularNotAllowed) } == .suspended(.cellularNotAllowed))
-            let allowed = try await manager.requestDownload(video: video, parameters: DownloadParameters(allowsCellular: true))
-            #expect(try await manager.wait(for: allowed) { $0 == .downloaded || $0 == .failed } == .downloaded)
-            #expect(await manager.status(refused)?.state == .suspended(.cellularNotAllowed))
+            let token = try await manager.requestDownload(video: try await fixture.video("clear"))
+            try await manager.wait(for: token, progress: 0.15)
+            try await manager.pause(token)
+            #expect(await manager.status(token)?.state == .suspended(.user))
+            // Paused: after the stop settles, no byte moves, on the wire or to the disk.
+            try await Task.sleep(for: .milliseconds(300))
+            let package = fixture.package(token)
+            let requests = try await fixture.server.settledRequestLog().count
+            let stored = bytesOnDisk(package)
+            try await Task.sleep(for: .seconds(1))
+            #expect(bytesOnDisk(package) == stored)
+            #expect(fixture.server.requestLog.count == requests)
+            #expect(await manager.status(token)?.state == .suspended(.user))
+            #expect(await (manager.status(token)?.progress ?? 1) < 1)
+            try await manager.resume(token)
+            #expect(try await manager.wait(for: token, seconds: 60) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            let manifest = try fixture.server.store.hashManifest(videoIDs: ["clear"])
+            for index in 0..<21 {
+                let entry = try #require(manifest.entries["/videos/clear/400k/seg\(index).ts"])
+                #expect(try sha256(package + String(format: "/video/seg%05d.ts", index)) == entry.sha256, "segment \(index)")
+            }
             await manager.shutdown()
         }
     }
 
-    @Test func pauseResumeCancelAndDelete() async throws {
+    @Test func cancelAndDeleteLeaveNothingBehind() async throws {
         try await withEngine(sizeScale: 0.05) { fixture in
             let manager = try await fixture.makeManager()
             let video = try await fixture.video("clear")
             let token = try await manager.requestDownload(video: video)
-            try await manager.pause(token)
-            let paused = await manager.status(token)?.state
-            #expect(paused == .suspended(.user) || paused == .requested, "\(String(describing: paused))")
-            try await manager.resume(token)
             #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
             let package = try #require(await manager.offlineVideo(token)).masterPlaylist.deletingLastPathComponent().path
             try await manager.delete(token)
@@ -113,7 +131,12 @@ import Testing
             for _ in 0..<500 where await manager.status(second) != nil { try await Task.sleep(for: .milliseconds(10)) }
             #expect(await manager.status(second) == nil)
             #expect(!FileManager.default.fileExists(atPath: fixture.scratch.path + "/packages/\(second)"))
+            // Nothing left: no package directory, no row in the index.
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: fixture.scratch.path + "/packages")) ?? []).isEmpty)
             await manager.shutdown()
+            let relaunched = try await fixture.makeManager()
+            #expect(await relaunched.tokens.isEmpty)
+            await relaunched.shutdown()
         }
     }
 

@@ -21,28 +21,19 @@ import Testing
 
     @Test(arguments: [DownMode.reset, .refuse, .blackhole])
     func suspendsOnEachDownModeAndResumes(mode: DownMode) async throws {
-        try await withEngine(sizeScale: 0.1) { fixture in
-            // WiFi at 4 Mbit/s, so the 400k variant (~625 kB here) takes over a second.
-            let wifi = InterfaceSetup(
-                state: .up, link: InterfaceLink(downlink: LinkDirectionParameters(rate: .constant(bitsPerSecond: 4_000_000))))
+        // WiFi at 4 Mbit/s, so the 400k variant (~625 kB here) takes over a second.
+        let wifi = InterfaceLink(downlink: LinkDirectionParameters(rate: .constant(bitsPerSecond: 4_000_000)))
+        try await withEngine(sizeScale: 0.1, wifi: wifi) { fixture in
             // Cellular is down throughout: when WiFi goes, no interface is left (with cellular
             // up the download would wait in suspended(cellularNotAllowed); see the policy tests).
-            let cellular = InterfaceSetup(state: .down(.refuse), link: InterfaceLink(isExpensive: true))
-            let profile = Profile(name: "engine", seed: 3, duration: .seconds(120), initial: [.wifi: wifi, .cellular: cellular])
-            let conditioner = try LinkConditioner.start(
-                configuration: ConditionerConfiguration(
-                    upstream: SocketAddress(host: "127.0.0.1", port: UInt16(fixture.server.port)),
-                    // Addresses of their own: the conditioner's tests count the sockets on .2/.3.
-                    listeners: [.wifi: SocketAddress(host: "127.0.0.12", port: 0), .cellular: SocketAddress(host: "127.0.0.13", port: 0)],
-                    profile: profile),
-                sink: EventCollector())
-            defer { _ = conditioner.stop() }
-            let endpoint = try #require(conditioner.endpoints[.wifi]).description
-            fixture.path.update(NetworkPath(interfaces: [
-                PathInterface(kind: .wifi, isExpensive: false, isConstrained: false, endpoint: endpoint)
-            ]))
+            let conditioner = fixture.conditioner
+            conditioner.setState(.cellular, .down(.refuse))
             let forward = Task { for await path in conditioner.pathUpdates { fixture.path.update(path) } }
             defer { forward.cancel() }
+            for _ in 0..<500 where fixture.path.currentPath.interface(.cellular) != nil || fixture.path.currentPath.interface(.wifi) == nil {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(fixture.path.currentPath.interfaces.map(\.kind) == [.wifi], "the conditioner's path: \(fixture.path.currentPath)")
 
             let manager = try await fixture.makeManager(stallTimeout: .milliseconds(800))
             let log = EventLog()
@@ -66,6 +57,7 @@ import Testing
                 let hash = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
                 #expect(hash == manifest.entries["/videos/clear/400k/seg\(index).ts"]?.sha256, "segment \(index)")
             }
+            #expect(fixture.bytesSent(through: .cellular) == 0)
             await manager.shutdown()
             listener.cancel()
         }

@@ -41,6 +41,45 @@ import Testing
         }
     }
 
+    @Test func ffmpegPlaysTheStoredPrefixOfADownloadInProgress() async throws {
+        guard let ffmpeg = Self.locate("ffmpeg"), let ffprobe = Self.locate("ffprobe") else {
+            Issue.record("ffmpeg and ffprobe are needed: apt-get install ffmpeg (or DEADZONE_NEEDS_FFMPEG=1 bash .ci/install-deps)")
+            return
+        }
+        let cache = try ScratchDirectory()
+        defer { cache.remove() }
+        let ladder = [
+            VideoVariant(name: "200k", bandwidth: 200_000, averageBandwidth: 180_000,
+                         resolution: Resolution(width: 160, height: 90), codecs: "avc1.42c01e,mp4a.40.2"),
+        ]
+        // Three 4 s segments (4 + 4 + 1 s); the second is held by the origin, the third is stored:
+        // the prefix that plays is the first segment alone.
+        try await withEngine({ configuration in
+            configuration.catalog = CatalogConfiguration(segmentDuration: 4)
+            configuration.videos = [Video(id: "tiny", name: "Tiny", duration: 9, variants: ladder)]
+            configuration.media = .real(RealMediaConfiguration(cacheDirectory: cache.path))
+            configuration.faultRules = try! FaultRuleSet(rules: [
+                FaultRule(path: "/videos/tiny/200k/seg1.ts", fault: .addedTimeToFirstByte(.seconds(60)))
+            ])
+        }) { fixture in
+            let manager = try await fixture.makeManager()
+            let token = try await manager.requestDownload(video: try await fixture.video("tiny"))
+            let package = fixture.package(token)
+            for _ in 0..<3000 where !FileManager.default.fileExists(atPath: package + "/video/seg00002.ts") {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let offline = try #require(await manager.offlineVideo(token))
+            #expect(!offline.playableOffline)
+            let probe = try Self.run(ffprobe, ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", offline.masterPlaylist.path])
+            let duration = Double(probe.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            #expect(abs(duration - 4) < 0.3, "ffprobe: \(probe.output) \(probe.errors)")
+            let decode = try Self.run(ffmpeg, ["-nostdin", "-v", "error", "-i", offline.masterPlaylist.path, "-f", "null", "-"])
+            #expect(decode.status == 0 && decode.errors.isEmpty, "\(decode.errors)")
+            try await manager.cancel(token)
+            await manager.shutdown()
+        }
+    }
+
     static func locate(_ name: String) -> String? {
         (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
             .map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }

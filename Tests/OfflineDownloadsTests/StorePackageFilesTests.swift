@@ -69,6 +69,12 @@ struct StorePackageFilesTests {
         // Renamed into place (so whole and synced), then the process died before the index write.
         Row(name: "partial, final renamed into place", record: F.segment(index: 9, bytes: 40, state: .partial),
             finalSize: 90, partSize: nil, expected: (90, .complete)),
+        // The same, with the length the answer announced: the file matches it.
+        Row(name: "pending, final of the announced length", record: F.segment(index: 10, expectedLength: 90),
+            finalSize: 90, partSize: nil, expected: (90, .complete)),
+        // Not the announced length: cut short (or replaced) after the rename; fetched again.
+        Row(name: "pending, final shorter than announced", record: F.segment(index: 11, expectedLength: 90, bytes: 20, state: .partial),
+            finalSize: 30, partSize: nil, expected: (0, .pending)),
     ]
 
     @Test("reconcile corrects each record from the disk", arguments: rows)

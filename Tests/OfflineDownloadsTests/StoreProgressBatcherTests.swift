@@ -26,7 +26,7 @@ struct StoreProgressBatcherTests {
         #expect(batcher.pendingCount == 2)
         // One report per segment, in the order of their first report.
         let batch = batcher.drain()
-        #expect(batch == [Self.report(0, 300, etag: "\"a\"", length: 900), Self.report(1, 10)])
+        #expect(batch.progress == [Self.report(0, 300, etag: "\"a\"", length: 900), Self.report(1, 10)])
         #expect(batcher.isEmpty)
         let empty = batcher.drain()
         #expect(empty.isEmpty)
@@ -41,7 +41,7 @@ struct StoreProgressBatcherTests {
         #expect(repeats.allSatisfy { !$0 })
         #expect(Self.feed(&batcher, [(2, 1, 0)]) == [true])
         let batch = batcher.drain()
-        #expect(batch.count == 3)
+        #expect(batch.progress.count == 3)
         #expect(Self.feed(&batcher, [(3, 1, 0)]) == [false], "a drained batcher starts counting again")
     }
 
@@ -76,5 +76,47 @@ struct StoreProgressBatcherTests {
         #expect(batcher.flushDeadline == nil)
         let batch = batcher.drain()
         #expect(batch.isEmpty)
+    }
+
+    @Test("a completion replaces its segment's progress, counts toward the batch and drains in order")
+    func completions() {
+        var batcher = ProgressBatcher(configuration: .init(maximumPending: 3, maximumDelayNanoseconds: 1_000 * Self.ms))
+        #expect(Self.feed(&batcher, [(0, 100, 0), (1, 50, 0)]) == [false, false])
+        let done0 = SegmentCompletion(key: .init(token: "t", stream: "video", index: 0), bytes: 900, sha256: "aa", etag: nil)
+        let dueAfterFirst = batcher.add(done0, now: 10 * Self.ms)
+        #expect(!dueAfterFirst, "segment 0's report became its completion: still two pending")
+        #expect(batcher.pendingCount == 2)
+        #expect(batcher.flushDeadline == 1_000 * Self.ms, "the deadline is the oldest report's")
+        let done2 = SegmentCompletion(key: .init(token: "t", stream: "video", index: 2), bytes: 800, sha256: "bb", etag: "\"e\"")
+        let dueAfterSecond = batcher.add(done2, now: 20 * Self.ms)
+        #expect(dueAfterSecond, "three segments pending: due")
+        let batch = batcher.drain()
+        #expect(batch.progress == [Self.report(1, 50)])
+        #expect(batch.completions == [done0, done2])
+        #expect(batcher.isEmpty && batcher.flushDeadline == nil)
+        // A completion alone starts the clock.
+        var alone = ProgressBatcher(configuration: .init(maximumPending: 10, maximumDelayNanoseconds: 500 * Self.ms))
+        let dueAlone = alone.add(done0, now: 100 * Self.ms)
+        #expect(!dueAlone)
+        #expect(alone.shouldFlush(now: 600 * Self.ms))
+    }
+
+    @Test("a batch whose write failed is put back under what came since, and is due at once")
+    func restore() {
+        var batcher = ProgressBatcher(configuration: .init(maximumPending: 10, maximumDelayNanoseconds: 1_000 * Self.ms))
+        _ = Self.feed(&batcher, [(0, 100, 0), (1, 50, 0)])
+        let done2 = SegmentCompletion(key: .init(token: "t", stream: "video", index: 2), bytes: 800, sha256: "bb", etag: nil)
+        _ = batcher.add(done2, now: 0)
+        let failed = batcher.drain()
+        // Since the drain: segment 0 moved on, segment 1 completed.
+        _ = Self.feed(&batcher, [(0, 300, 500)])
+        let done1 = SegmentCompletion(key: .init(token: "t", stream: "video", index: 1), bytes: 700, sha256: "aa", etag: nil)
+        _ = batcher.add(done1, now: 500)
+        #expect(!batcher.shouldFlush(now: 600 * Self.ms))
+        batcher.restore(failed, now: 600 * Self.ms)
+        #expect(batcher.shouldFlush(now: 600 * Self.ms), "a failed batch is due again at once")
+        let batch = batcher.drain()
+        #expect(batch.progress == [Self.report(0, 300)], "the newer bytes of segment 0 win; segment 1 is complete")
+        #expect(batch.completions == [done2, done1], "nothing committed is lost, older first")
     }
 }

@@ -100,6 +100,9 @@ extension DownloadManager {
                 _ = try? await index.delete(token.rawValue)
             case .deleteLicense:
                 _ = try? await index.deleteLicense(for: token.rawValue)
+                if let directory = entries[token]?.record.packageDirectory {
+                    try? FileManager.default.removeItem(atPath: packagePath(directory) + "/" + PackagedLicense.fileName)
+                }
             case .deleteMediaFiles:
                 await deleteFiles(token)
             case .emitStateChanged(let from, let to):

@@ -35,7 +35,7 @@ extension DownloadManager {
     /// Certificate, license, verification, then the license is stored in the index.
     /// Never sent in the background: the server would refuse it, and the SDK guides
     /// require licenses before the app leaves the foreground.
-    func acquireLicense(_ token: DownloadToken) async throws(EngineError) {
+    func acquireLicense(_ token: DownloadToken, renewal: Bool = false) async throws(EngineError) {
         guard let entry = entries[token], let video = entry.video, let endpoints = video.licenseEndpoints,
             let key = video.licenseKey
         else { throw .license(Self.refusedPrefix + "the video's catalog entry names no license server or key") }
@@ -57,12 +57,16 @@ extension DownloadManager {
         } catch {
             throw .license((error.isPermanent ? Self.refusedPrefix : "") + "\(error)")
         }
-        try await store(license, for: token)
-        sink.yield(.licenseAcquired(token, expiration: LicenseTimeline(license).expiration))
+        let stored = try await store(license, for: token)
+        let expiration = LicenseTimeline(license, firstPlayedAt: stored.firstPlayedAt).expiration
+        sink.yield(renewal ? .licenseRenewed(token, expiration: expiration) : .licenseAcquired(token, expiration: expiration))
         await armRenewal(token)
     }
 
-    func store(_ license: License, for token: DownloadToken) async throws(EngineError) {
+    /// Saves `license` in the index and as `license.json` in the package (a renewal
+    /// keeps the content key and first playback it replaces). Returns the record.
+    @discardableResult
+    func store(_ license: License, for token: DownloadToken) async throws(EngineError) -> LicenseRecord {
         let previous = try? await index.license(for: token.rawValue)
         let record = LicenseRecord(
             token: token.rawValue, assetID: license.assetID, keyID: license.keyID,
@@ -70,10 +74,71 @@ extension DownloadManager {
             issuedAt: license.issueDate, expiresAt: license.expirationDate, playDurationSeconds: license.playDurationSeconds,
             firstPlayedAt: previous?.firstPlayedAt, signedLicense: (try? JSONEncoder().encode(license)) ?? Data())
         do { try await index.saveLicense(record) } catch { throw .index("cannot store the license: \(error)") }
+        writeLicenseFile(license, firstPlayedAt: record.firstPlayedAt, for: token)
+        return record
     }
 
-    /// Renews the license of `token` online (the server must be reachable and the app in
-    /// the foreground); returns the new expiration.
+    /// Writes `license.json` into the package of `token`; a failure is reported, not
+    /// thrown (the index holds the license the engine itself uses).
+    func writeLicenseFile(_ license: License, firstPlayedAt: Date?, for token: DownloadToken) {
+        guard let directory = entries[token]?.record.packageDirectory else { return }
+        let file = PackagedLicense(
+            license: license, expiration: LicenseTimeline(license, firstPlayedAt: firstPlayedAt).expiration,
+            firstPlayedAt: firstPlayedAt)
+        do { try file.write(to: packagePath(directory)) } catch {
+            sink.yield(.error(token, message: "cannot write \(PackagedLicense.fileName) into the package: \(error)"))
+        }
+    }
+
+    /// Renews the license of `token` with `video`'s license server and `parameters`'
+    /// terms (the server must be reachable and the app in the foreground); returns the
+    /// new expiration and reports `licenseRenewed`.
+    ///
+    /// `video` is the catalog entry as the app has it now: its license server is used,
+    /// and kept for later renewals. When `parameters.licenseTerms` are the stored
+    /// license's terms, the license is renewed at the renewal endpoint (a new rental
+    /// period, same key); other terms (a rental bought outright, another duration)
+    /// exchange a new license with them, which replaces the stored one, as the SDKs'
+    /// "renew with parameters" calls do.
+    /// - Throws: `EngineError.offline` with no usable interface, `.license` when the
+    ///   server refuses or the app is in the background, `.notPermitted` when `video`
+    ///   is not the download's video.
+    public func renewLicense(
+        token: DownloadToken, video: CatalogVideo, parameters: DownloadParameters
+    ) async throws(EngineError) -> Date {
+        guard let entry = entries[token] else { throw .unknownToken(token) }
+        guard video.document.id == entry.record.videoID else {
+            throw .notPermitted("download \(token) is of video \(entry.record.videoID), not \(video.document.id)")
+        }
+        guard video.licenseEndpoints != nil, video.licenseKey != nil else {
+            throw .notPermitted("video \(video.document.id) is not protected; it has no license to renew")
+        }
+        entries[token]?.video = video
+        try? saveVideo(video, at: packagePath(entry.record.packageDirectory))
+        let terms = parameters.licenseTerms
+        let current = entry.record.parameters
+        let sameTerms = (terms.kind == .purchase) == (current.licenseKind == .purchase)
+            && terms.rentalDurationSeconds == current.rentalDurationSeconds
+            && terms.playDurationSeconds == current.playDurationSeconds
+        if sameTerms { return try await renewLicense(token: token) }
+        guard isForeground else { throw .license("licenses are renewed in the foreground") }
+        let choice = InterfaceChoice(path: pathProvider.currentPath, allowsCellular: current.allowsCellular)
+        guard choice.interface != nil else { throw .offline("renewing a license needs the network") }
+        entries[token]?.record.parameters.licenseKind = terms.kind == .purchase ? .purchase : .rental
+        entries[token]?.record.parameters.rentalDurationSeconds = terms.rentalDurationSeconds
+        entries[token]?.record.parameters.playDurationSeconds = terms.playDurationSeconds
+        do { try await acquireLicense(token, renewal: true) } catch {
+            entries[token]?.record.parameters = current
+            sink.yield(.licenseFailed(token, reason: "\(error)"))
+            throw error
+        }
+        await save(token)
+        return await licenseExpiration(token) ?? .distantPast
+    }
+
+    /// Renews the license of `token` at the renewal endpoint with its stored terms (the
+    /// server must be reachable and the app in the foreground); returns the new
+    /// expiration. The short form of `renewLicense(token:video:parameters:)`.
     public func renewLicense(token: DownloadToken) async throws(EngineError) -> Date {
         guard let entry = entries[token], let endpoints = entry.video?.licenseEndpoints else { throw .unknownToken(token) }
         guard let stored = try? await index.license(for: token.rawValue),
@@ -89,8 +154,8 @@ extension DownloadManager {
             sink.yield(.licenseFailed(token, reason: "\(error)"))
             throw .license("\(error)")
         }
-        try await store(renewed, for: token)
-        let expiration = LicenseTimeline(renewed, firstPlayedAt: stored.firstPlayedAt).expiration
+        let record = try await store(renewed, for: token)
+        let expiration = LicenseTimeline(renewed, firstPlayedAt: record.firstPlayedAt).expiration
         sink.yield(.licenseRenewed(token, expiration: expiration))
         await armRenewal(token)
         return expiration

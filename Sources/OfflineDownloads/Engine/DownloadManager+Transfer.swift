@@ -13,7 +13,8 @@ extension DownloadManager {
             token: token, transferID: entry.transferID, interface: interface, record: entry.record, manager: self,
             index: index, transport: transport, files: PackageFiles(directory: packagePath(entry.record.packageDirectory)),
             parallelFetches: max(1, configuration.parallelSegmentFetches),
-            storageCushionBytes: storageCushionBytes)
+            storageCushionBytes: storageCushionBytes, freeSpace: configuration.freeSpace,
+            recorder: ProgressRecorder(index: index, clock: configuration.clock, configuration: configuration.progressBatching))
         entry.transfer = Task { await worker.run() }
         entries[token] = entry
     }
@@ -51,10 +52,21 @@ extension DownloadManager {
         }
     }
 
-    /// Every segment is stored and the package written.
-    func transferFinished(_ token: DownloadToken, _ transferID: Int) async {
-        guard isCurrent(token, transferID) else { return }
+    /// Every segment is stored and recorded: the complete local playlists replace the
+    /// partial ones (here, on the actor, so that `offlineVideo` cannot write a partial
+    /// package after them), then the download is complete.
+    func transferFinished(_ token: DownloadToken, _ transferID: Int, plan: DownloadPlan) async {
+        guard isCurrent(token, transferID), let directory = entries[token]?.record.packageDirectory else { return }
         entries[token]?.transfer = nil
+        do {
+            try OfflinePackage(plan: plan).write(to: URL(fileURLWithPath: packagePath(directory)))
+        } catch {
+            await report(token) { machine throws(IllegalTransition) in
+                try machine.permanentFailure(.storage("cannot write the local playlists: \(error)"))
+            }
+            await schedule()
+            return
+        }
         await report(token) { machine throws(IllegalTransition) in try machine.completed() }
         await schedule()
     }
@@ -69,6 +81,7 @@ extension DownloadManager {
         case .transport(.canceled):
             return
         case .transport(.storage(_, noSpace: true)), .lowStorage:
+            sink.yield(.error(token, message: "\(failure); downloads wait until space is free (storage cushion \(storageCushionBytes) bytes)"))
             hasStorage = false
             watchStorage()
             await conditionsChanged()
@@ -96,11 +109,12 @@ extension DownloadManager {
     func watchStorage() {
         guard storageWatcher == nil else { return }
         let directory = configuration.storageDirectory
+        let freeSpace = configuration.freeSpace
         storageWatcher = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(500))
                 guard let cushion = await self?.storageCushionBytes else { return }
-                if let free = try? PackageFiles(directory: directory).freeSpace(), free >= cushion {
+                if let free = try? freeSpace(directory), free >= cushion {
                     await self?.storageRecovered()
                     return
                 }

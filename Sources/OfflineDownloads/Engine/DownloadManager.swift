@@ -15,7 +15,7 @@ public actor DownloadManager {
     let sink: AsyncStream<EngineEvent>.Continuation
     let configuration: EngineConfiguration
     let pathProvider: any NetworkPathProvider
-    let index: DownloadIndex
+    nonisolated let index: DownloadIndex
     let transport: HTTPTransport
     let licenseClient: LicenseClient
     var entries: [DownloadToken: DownloadEntry] = [:]
@@ -85,12 +85,20 @@ public actor DownloadManager {
         await schedule()
     }
 
-    /// Stops every transfer and timer, flushes and closes the index, closes connections.
+    /// Stops every transfer and timer, waits (up to five seconds) for the transfers to
+    /// record what they stored, then closes the index and the connections.
     public func shutdown() async {
         pathWatcher?.cancel()
         expiryWatcher?.cancel()
         storageWatcher?.cancel()
+        let transfers = entries.values.compactMap(\.transfer)
         for token in entries.keys { entries[token]?.stopAll() }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { for transfer in transfers { await transfer.value } }
+            group.addTask { try? await Task.sleep(for: .seconds(5)) }
+            await group.next()
+            group.cancelAll()
+        }
         try? index.close()
         try? await transport.shutdown()
         sink.finish()

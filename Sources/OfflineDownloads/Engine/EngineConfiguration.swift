@@ -28,6 +28,17 @@ public struct EngineConfiguration: Sendable {
     /// app is in the foreground (the timers are dropped in the background and set
     /// again in the foreground). Nil (default): renewals only by `renewLicense`.
     public var rentalRenewalLead: Duration?
+    /// How segment records are batched into index writes: a completed segment (its
+    /// file already synced and renamed) and the bytes of partial ones are written
+    /// together once `maximumPending` segments wait or the oldest waited
+    /// `maximumDelayNanoseconds`. A crash loses no stored segment: a final file in
+    /// place counts as stored at restore even when its record was still waiting.
+    /// Default: 32 segments or one second.
+    public var progressBatching: ProgressBatcher.Configuration
+    /// Free bytes on the volume of a directory, checked against `storageCushionBytes`
+    /// before each segment and while a storage suspension waits. Default: `statvfs`
+    /// (`PackageFiles.freeSpace()`); tests inject a probe.
+    public var freeSpace: @Sendable (_ directory: String) throws -> Int64
 
     /// Creates a configuration under `storageDirectory`.
     public init(
@@ -48,6 +59,8 @@ public struct EngineConfiguration: Sendable {
         self.now = now
         self.clock = clock
         self.seed = seed
+        self.progressBatching = ProgressBatcher.Configuration()
+        self.freeSpace = { directory in try PackageFiles(directory: directory).freeSpace() }
     }
 }
 

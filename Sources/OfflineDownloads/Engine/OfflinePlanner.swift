@@ -8,7 +8,33 @@ import HLSPlaylist
 struct OfflinePlanner: Sendable {
     let transport: HTTPTransport
     let interface: PathInterface
-    let record: DownloadRecord
+    let token: String
+    let masterURL: String
+    let requestedBitrate: Int?
+    let audioLanguages: [String]
+    let subtitleLanguages: [String]
+
+    /// A planner for the download `record`.
+    init(transport: HTTPTransport, interface: PathInterface, record: DownloadRecord) {
+        self.init(
+            transport: transport, interface: interface, token: record.token, masterURL: record.masterURL,
+            requestedBitrate: record.parameters.requestedBitrate, audioLanguages: record.selection.audioLanguages,
+            subtitleLanguages: record.selection.subtitleLanguages)
+    }
+
+    /// A planner for a download not (yet) requested, e.g. for a size estimate.
+    init(
+        transport: HTTPTransport, interface: PathInterface, token: String, masterURL: String, requestedBitrate: Int?,
+        audioLanguages: [String], subtitleLanguages: [String]
+    ) {
+        self.transport = transport
+        self.interface = interface
+        self.token = token
+        self.masterURL = masterURL
+        self.requestedBitrate = requestedBitrate
+        self.audioLanguages = audioLanguages
+        self.subtitleLanguages = subtitleLanguages
+    }
 
     /// A plan ready to store.
     struct Planned {
@@ -17,14 +43,15 @@ struct OfflinePlanner: Sendable {
         var selection: StoredSelection
         var bytesExpected: Int64
 
-        /// Writes the local playlists (and nothing else) into the package directory.
-        func writeLocalPlaylists(into directory: String) throws {
-            try OfflinePackage(plan: plan).write(to: URL(fileURLWithPath: directory))
+        /// Writes the local playlists (and nothing else) into the package directory,
+        /// listing the stored prefix of `stored` (see `OfflinePackage(plan:segments:)`).
+        func writeLocalPlaylists(into directory: String, stored: [SegmentRecord]) throws {
+            try OfflinePackage(plan: plan, segments: stored).write(to: URL(fileURLWithPath: directory))
         }
     }
 
     func plan() async throws(TransferFailure) -> Planned {
-        guard let masterURL = URL(string: record.masterURL) else { throw .playlist("the master URL \(record.masterURL) is invalid") }
+        guard let masterURL = URL(string: masterURL) else { throw .playlist("the master URL \(self.masterURL) is invalid") }
         let master: MasterPlaylist
         do { master = try MasterPlaylist.parse(try await text(masterURL)) } catch let error as TransferFailure {
             throw error
@@ -34,8 +61,8 @@ struct OfflinePlanner: Sendable {
         let selection: MediaSelection
         do {
             selection = try VariantSelection.select(
-                from: master, bitrate: record.parameters.requestedBitrate,
-                audioLanguages: record.selection.audioLanguages, subtitleLanguages: record.selection.subtitleLanguages)
+                from: master, bitrate: requestedBitrate, audioLanguages: audioLanguages,
+                subtitleLanguages: subtitleLanguages)
         } catch {
             throw .playlist("\(error)")
         }
@@ -59,7 +86,8 @@ struct OfflinePlanner: Sendable {
             variantURI: selection.variant.uri, bandwidth: selection.variant.bandwidth,
             audioLanguages: selection.audio.compactMap(\.language), subtitleLanguages: selection.subtitles.compactMap(\.language))
         return Planned(
-            plan: plan, segments: plan.segmentRecords(token: record.token), selection: stored, bytesExpected: plan.estimatedBytes)
+            plan: plan, segments: plan.segmentRecords(token: token), selection: stored,
+            bytesExpected: plan.estimatedBytes(knownLengths: [:]))
     }
 
     /// A playlist's text; HTTP errors become transport failures (404 is permanent).

@@ -2,10 +2,11 @@ import BenchCore
 import Crypto
 import Foundation
 import HLSPlaylist
+import Synchronization
 
 /// One run of one download's transfer, over one interface: plan (first run only),
 /// license gate, segments (several at a time, each resumed with Range where a `.part`
-/// is left), then the offline package. It reports to the manager and ends on the first
+/// is left, recorded in batches), then the manager writes the offline package. It reports to the manager and ends on the first
 /// failure; the manager decides what the failure means. Canceling its task stops it.
 struct TransferWorker: Sendable {
     let token: DownloadToken
@@ -18,17 +19,18 @@ struct TransferWorker: Sendable {
     let files: PackageFiles
     let parallelFetches: Int
     let storageCushionBytes: Int64
+    let freeSpace: @Sendable (String) throws -> Int64
+    let recorder: ProgressRecorder
 
     func run() async {
         do {
-            var (segments, ranges) = try await loadOrPlan()
+            var (segments, plan) = try await loadOrPlan()
             let reconciled = files.reconcile(segments: segments)
             try await recordFound(reconciled.filter { $0.state == .complete }, stored: segments)
             segments = reconciled
             guard await manager.licenseGate(token) else { return }
-            try await fetch(segments.filter { $0.state != .complete }, all: segments, ranges: ranges)
-            try await writePackage(segments)
-            await manager.transferFinished(token, transferID)
+            try await fetch(segments.filter { $0.state != .complete }, all: segments, ranges: ranges(of: plan))
+            await manager.transferFinished(token, transferID, plan: plan)
         } catch {
             await manager.transferFailed(token, transferID, Task.isCancelled ? .transport(.canceled) : error)
         }
@@ -37,8 +39,8 @@ struct TransferWorker: Sendable {
     /// The byte ranges of range items, by segment key (from the plan kept as `plan.json`).
     typealias Ranges = [SegmentRecord.Key: ByteRange]
 
-    /// The stored segments, or on the first run the plan made from the playlists.
-    private func loadOrPlan() async throws(TransferFailure) -> ([SegmentRecord], Ranges) {
+    /// The stored segments and plan, or on the first run the plan made from the playlists.
+    private func loadOrPlan() async throws(TransferFailure) -> ([SegmentRecord], DownloadPlan) {
         let stored: [SegmentRecord]
         do { stored = try await index.segments(for: token.rawValue) } catch { throw .index("\(error)") }
         if !stored.isEmpty {
@@ -47,19 +49,20 @@ struct TransferWorker: Sendable {
             guard let saved, let plan = try? JSONDecoder().decode(DownloadPlan.self, from: saved) else {
                 throw .playlist("the download's plan (\(Self.planFile)) is missing or unreadable; delete the download and request it again")
             }
-            return (stored, ranges(of: plan))
+            return (stored, plan)
         }
         let plan = try await OfflinePlanner(transport: transport, interface: interface, record: record).plan()
         do { try await index.insertSegments(plan.segments) } catch { throw .index("\(error)") }
         await manager.planned(token, transferID, selection: plan.selection, bytesExpected: plan.bytesExpected, segments: plan.segments)
         do {
-            try plan.writeLocalPlaylists(into: files.directory)
+            // The playlists list what is stored (nothing yet) until the download completes.
+            try plan.writeLocalPlaylists(into: files.directory, stored: [])
             try JSONEncoder().encode(plan.plan).write(
                 to: URL(fileURLWithPath: files.directory + "/" + Self.planFile), options: .atomic)
         } catch {
             throw .transport(.storage("cannot write the local playlists: \(error)", noSpace: false))
         }
-        return (plan.segments, ranges(of: plan.plan))
+        return (plan.segments, plan.plan)
     }
 
     /// Where the plan is kept in the package, so a relaunch needs no playlist.
@@ -73,7 +76,16 @@ struct TransferWorker: Sendable {
         return ranges
     }
 
-    /// Fetches `pending` with at most `parallelFetches` at a time.
+    /// What a child task of `fetch` ends with.
+    private enum Outcome: Sendable {
+        case stored(SegmentRecord)
+        case failed(TransferFailure)
+        /// The recorder's interval passed: time to look whether a batch is due.
+        case tick
+    }
+
+    /// Fetches `pending` with at most `parallelFetches` at a time, recording progress
+    /// and completions in batches (`ProgressRecorder`), flushed when due and at the end.
     ///
     /// A failed segment stops new ones from starting but does not cancel the others:
     /// they run to their end (or their own failure) and the first failure is reported
@@ -83,22 +95,37 @@ struct TransferWorker: Sendable {
     private func fetch(_ pending: [SegmentRecord], all: [SegmentRecord], ranges: Ranges) async throws(TransferFailure) {
         let totals = Dictionary(grouping: all, by: \.stream).mapValues(\.count)
         var done = Dictionary(grouping: all.filter { $0.state == .complete }, by: \.stream).mapValues(\.count)
-        let firstFailure: TransferFailure? = await withTaskGroup(of: Result<SegmentRecord, TransferFailure>.self) { group in
+        let interval = recorder.interval
+        let firstFailure: TransferFailure? = await withTaskGroup(of: Outcome.self) { group in
             var queue = pending[...]
             var failure: TransferFailure?
+            var inFlight = 0
             func next() {
                 guard failure == nil, let segment = queue.popFirst() else { return }
+                inFlight += 1
                 group.addTask {
-                    do throws(TransferFailure) { return .success(try await fetchOne(segment, range: ranges[segment.key])) }
-                    catch { return .failure(error) }
+                    do throws(TransferFailure) { return .stored(try await fetchOne(segment, range: ranges[segment.key])) }
+                    catch { return .failed(error) }
+                }
+            }
+            func tick() {
+                group.addTask {
+                    try? await Task.sleep(for: interval)
+                    return .tick
                 }
             }
             for _ in 0..<parallelFetches { next() }
-            while let result = await group.next() {
-                switch result {
-                case .failure(let error):
+            if inFlight > 0 { tick() }
+            while let outcome = await group.next() {
+                switch outcome {
+                case .tick:
+                    if inFlight > 0, !Task.isCancelled { tick() }
+                case .failed(let error):
+                    inFlight -= 1
                     if failure == nil { failure = error }
-                case .success(let segment):
+                case .stored(let segment):
+                    inFlight -= 1
+                    recorder.complete(SegmentCompletion(key: segment.key, bytes: segment.bytes, sha256: segment.sha256, etag: segment.etag))
                     done[segment.stream, default: 0] += 1
                     let fraction = Double(done[segment.stream] ?? 0) / Double(max(1, totals[segment.stream] ?? 1))
                     await manager.segmentStored(
@@ -106,44 +133,64 @@ struct TransferWorker: Sendable {
                         uri: segment.uri, streamFraction: fraction, draining: failure != nil)
                     next()
                 }
+                if recorder.isDue, !Task.isCancelled {
+                    do { try await recorder.flush() } catch { if failure == nil { failure = .index("\(error)") } }
+                }
+                if inFlight == 0 { group.cancelAll() }  // ends the tick
             }
             return failure
         }
-        if let firstFailure { throw firstFailure }
+        if let firstFailure {
+            // Recorded even when the worker is being cancelled (pause, shutdown): an
+            // unstructured task does not inherit the cancellation. Best effort: the disk
+            // is the truth at restart.
+            let recorder = recorder
+            await Task { try? await recorder.flush() }.value
+            throw firstFailure
+        }
+        do { try await recorder.flush() } catch { throw .index("\(error)") }
     }
 
-    /// One segment: cushion check, download into `.part` (resumed), commit, record.
+    /// One segment: cushion check, download into `.part` (resumed), commit. The caller
+    /// records it (batched); its final file in place already counts as stored.
     private func fetchOne(_ segment: SegmentRecord, range: ByteRange?) async throws(TransferFailure) -> SegmentRecord {
-        if let free = try? files.freeSpace(), free < storageCushionBytes { throw .lowStorage(free: free) }
+        if let free = try? freeSpace(files.directory), free < storageCushionBytes { throw .lowStorage(free: free) }
         guard let url = URL(string: segment.uri) else { throw .playlist("segment URI \(segment.uri) is not a URL") }
         let part: String
         do { part = try files.prepare(segment) } catch { throw .transport(.storage("\(error)", noSpace: error.isDiskFull)) }
+        let key = segment.key
+        let recorder = recorder
+        let written = Atomic<Int64>(segment.bytes)
+        // What the answer said: the ETag (for If-Range) and the file's full length.
+        let head = Mutex<(etag: String?, length: Int64?)>((segment.etag, segment.expectedLength))
         let result: FileTransferResult
-        do {
+        do throws(TransportError) {
             result = try await transport.download(
-                url, via: interface, to: part, resumeAt: segment.bytes, etag: segment.etag, byteRange: range) { _ in }
+                url, via: interface, to: part, resumeAt: segment.bytes, etag: segment.etag, byteRange: range,
+                responded: { tag, length in head.withLock { $0 = (tag, length ?? $0.length) } }
+            ) { count in
+                let total = written.add(Int64(count), ordering: .relaxed).newValue
+                let (tag, length) = head.withLock { $0 }
+                recorder.report(SegmentProgress(key: key, bytes: total, etag: tag, expectedLength: length))
+            }
         } catch {
-            // Keep what arrived: the next run resumes from the `.part` file's size.
+            // Keep what arrived: the next run resumes from the `.part` file's size, with If-Range.
             let size = (try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int64) ?? segment.bytes
-            _ = try? await index.recordProgress([
-                SegmentProgress(key: segment.key, bytes: size, etag: segment.etag)
-            ])
+            let (tag, length) = head.withLock { $0 }
+            recorder.report(SegmentProgress(key: key, bytes: size, etag: tag, expectedLength: length))
             throw .transport(error)
         }
         var stored = segment
         do {
             stored.bytes = try files.commit(segment)
             stored.sha256 = try Self.sha256(of: files.finalPath(for: segment))
-            stored.etag = result.etag
-            stored.state = .complete
-            try await index.markSegmentComplete(
-                token: token.rawValue, stream: segment.stream, index: segment.index, bytes: stored.bytes,
-                sha256: stored.sha256 ?? "", etag: result.etag)
         } catch let error as PackageFileError {
             throw .transport(.storage("\(error)", noSpace: error.isDiskFull))
         } catch {
-            throw .index("\(error)")
+            throw .transport(.storage("\(error)", noSpace: false))
         }
+        stored.etag = result.etag
+        stored.state = .complete
         return stored
     }
 
@@ -151,20 +198,12 @@ struct TransferWorker: Sendable {
     /// before it could tell the index.
     private func recordFound(_ complete: [SegmentRecord], stored: [SegmentRecord]) async throws(TransferFailure) {
         let recorded = Set(stored.filter { $0.state == .complete }.map(\.key))
+        var found: [SegmentCompletion] = []
         for segment in complete where !recorded.contains(segment.key) {
-            do {
-                try await index.markSegmentComplete(
-                    token: token.rawValue, stream: segment.stream, index: segment.index, bytes: segment.bytes,
-                    sha256: try Self.sha256(of: files.finalPath(for: segment)), etag: segment.etag)
-            } catch {
-                throw .index("\(error)")
-            }
+            let hash = try? Self.sha256(of: files.finalPath(for: segment))
+            found.append(SegmentCompletion(key: segment.key, bytes: segment.bytes, sha256: hash, etag: segment.etag))
         }
-    }
-
-    private func writePackage(_ segments: [SegmentRecord]) async throws(TransferFailure) {
-        // The local playlists were written with the plan; nothing else is needed here
-        // until keys are stored as files.
+        do { try await index.record(ProgressBatcher.Batch(completions: found)) } catch { throw .index("\(error)") }
     }
 
     static func sha256(of path: String) throws -> String {

@@ -129,6 +129,27 @@ public struct DownloadPlan: Sendable, Hashable {
     /// BANDWIDTH is a peak and already counts the audio played with it.
     public var estimatedBytes: Int64 { streams.reduce(0) { $0 + $1.estimatedBytes } }
 
+    /// The size to expect, file by file: the length known for it — its EXT-X-BYTERANGE
+    /// length, else `knownLengths[remoteURL]` (e.g. the size of the same file already
+    /// stored by a download) — else its stream's BANDWIDTH × its duration / 8. Init
+    /// sections and key files of unknown length count 0 (they are small). With no
+    /// byte range and nothing known it equals `estimatedBytes` up to rounding.
+    public func estimatedBytes(knownLengths: [URL: Int64]) -> Int64 {
+        let bandwidths = Dictionary(streams.map { ($0.name, $0.bandwidth) }, uniquingKeysWith: { first, _ in first })
+        var exact: Int64 = 0
+        var estimated = 0.0
+        for item in items {
+            if let range = item.byteRange {
+                exact += Int64(range.length)
+            } else if let known = knownLengths[item.remoteURL] {
+                exact += known
+            } else {
+                estimated += Double(bandwidths[item.stream] ?? 0) * item.duration / 8
+            }
+        }
+        return exact + Int64(estimated.rounded(.up))
+    }
+
     /// The key files to fetch and store (HTTP AES-128 or SAMPLE-AES keys).
     public var keyFiles: [Item] { items.filter { $0.kind == .keyFile } }
 

@@ -60,6 +60,7 @@ extension DownloadIndex {
         token: String, stream: String, index: Int, bytes: Int64, sha256: String?, etag: String?
     ) async throws(IndexError) {
         let key = SegmentRecord.Key(token: token, stream: stream, index: index)
+        progressWrites.add(1, ordering: .relaxed)
         try await write { db in
             let changed = try SegmentRecord.filter(key: Self.keyColumns(key)).updateAll(
                 db,
@@ -78,10 +79,20 @@ extension DownloadIndex {
     /// download) are ignored. Returns how many segments were updated.
     @discardableResult
     public func recordProgress(_ updates: [SegmentProgress]) async throws(IndexError) -> Int {
-        guard !updates.isEmpty else { return 0 }
+        try await record(ProgressBatcher.Batch(progress: updates))
+    }
+
+    /// Records one `ProgressBatcher` batch in one transaction: the progress reports as
+    /// `recordProgress(_:)` does, then the completions as `markSegmentComplete` does
+    /// (call only for files already committed). Rows no longer in the index (a deleted
+    /// download) are skipped. Returns how many segments were updated.
+    @discardableResult
+    public func record(_ batch: ProgressBatcher.Batch) async throws(IndexError) -> Int {
+        guard !batch.isEmpty else { return 0 }
+        progressWrites.add(1, ordering: .relaxed)
         return try await write { db in
             var updated = 0
-            for update in updates {
+            for update in batch.progress {
                 updated += try SegmentRecord
                     .filter(key: Self.keyColumns(update.key))
                     .filter(Column("state") != SegmentRecord.State.complete)
@@ -92,7 +103,15 @@ extension DownloadIndex {
                         Column("expectedLength").set(to: Self.value(update.expectedLength, else: "expectedLength")),
                         Column("state").set(to: update.bytes > 0 ? SegmentRecord.State.partial : .pending))
             }
-            for token in Set(updates.map(\.key.token)) { try Self.refreshBytes(db, token: token) }
+            for done in batch.completions {
+                updated += try SegmentRecord.filter(key: Self.keyColumns(done.key)).updateAll(
+                    db,
+                    Column("bytes").set(to: done.bytes), Column("expectedLength").set(to: done.bytes),
+                    Column("sha256").set(to: done.sha256), Column("etag").set(to: Self.value(done.etag, else: "etag")),
+                    Column("state").set(to: SegmentRecord.State.complete))
+            }
+            let tokens = Set(batch.progress.map(\.key.token)).union(batch.completions.map(\.key.token))
+            for token in tokens { try Self.refreshBytes(db, token: token) }
             return updated
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// The engine's persistent index: downloads, their segments and their licenses, in
 /// SQLite through GRDB.
@@ -17,6 +18,12 @@ public final class DownloadIndex: Sendable {
     /// Where the index lives: the database file's path, or `:memory:`.
     public let path: String
     private let writer: any DatabaseWriter
+    let progressWrites = Atomic<Int>(0)
+
+    /// Transactions that recorded segment progress or completions since the index was
+    /// opened (`record(_:)`, `recordProgress(_:)`, `markSegmentComplete`): what
+    /// `ProgressBatcher` keeps low. For diagnostics and tests.
+    public var progressWriteCount: Int { progressWrites.load(ordering: .relaxed) }
 
     private init(writer: any DatabaseWriter, path: String) throws(IndexError) {
         self.writer = writer

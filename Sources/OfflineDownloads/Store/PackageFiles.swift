@@ -64,7 +64,10 @@ public struct PackageFiles: Sendable, Hashable {
     ///   bytes, no hash;
     /// - `partial` or `pending` whose final file exists → `complete` with the file's size:
     ///   a final file only appears by the rename that follows its fsync, so it is whole
-    ///   (the process died between the rename and the index write); the caller records it;
+    ///   (the process died between the rename and the index write, or before a batch of
+    ///   records was written); the caller records it. Unless its `expectedLength` is known
+    ///   and the file's size differs (it was cut short or replaced since): then `pending`,
+    ///   0 bytes, and it is fetched again;
     /// - other `partial` or `pending` → `bytes` is the `.part` file's size (0 when missing),
     ///   and the state `partial` or `pending` accordingly; a `.part` longer than
     ///   recorded is trusted, one longer than `expectedLength` is not (0 bytes).
@@ -85,6 +88,11 @@ public struct PackageFiles: Sendable, Hashable {
             segment.sha256 = nil
         case .partial, .pending:
             if let size = Self.fileSize(finalPath(for: segment)) {
+                if let expected = segment.expectedLength, size != expected {
+                    segment.state = .pending
+                    segment.bytes = 0
+                    return segment
+                }
                 segment.state = .complete
                 segment.bytes = size
                 return segment

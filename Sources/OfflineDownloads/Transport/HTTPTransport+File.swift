@@ -24,15 +24,18 @@ extension HTTPTransport {
     /// Downloads `url` over `interface` into the file at `path`, resuming after its first
     /// `resumeAt` bytes with `Range` (and `If-Range: etag` when known). With `byteRange`
     /// (EXT-X-BYTERANGE) only that part of the resource is fetched, and the file holds
-    /// just those bytes. Calls `progress` with each chunk's size as it is written. Does
-    /// not sync: the caller commits.
+    /// just those bytes. Calls `responded` with the answer's ETag and the file's full
+    /// length (when Content-Length tells it) once the answer is accepted, so a caller can
+    /// keep them for If-Range and for checking the file even if the body breaks off; and
+    /// `progress` with each chunk's size as it is written. Does not sync: the caller commits.
     ///
     /// - Throws: `TransportError`: `.status` for any answer but 200/206 (a 416 for a
     ///   resume of a file that is already whole counts as success), `.stalled` when no
     ///   bytes come for `stallTimeout`, `.storage` when the file cannot be written.
     public func download(
         _ url: URL, via interface: PathInterface?, to path: String, resumeAt: Int64, etag: String?,
-        byteRange: ByteRange? = nil, progress: @Sendable (Int) -> Void
+        byteRange: ByteRange? = nil, responded: @Sendable (_ etag: String?, _ length: Int64?) -> Void = { _, _ in },
+        progress: @Sendable (Int) -> Void
     ) async throws(TransportError) -> FileTransferResult {
         var request = Self.request(url, via: interface)
         let first = Int64(byteRange?.offset ?? 0) + resumeAt
@@ -74,6 +77,7 @@ extension HTTPTransport {
                     Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After").flatMap { Int($0) })
             }
             try file.truncate(to: offset)
+            responded(newTag ?? etag, response.headers.first(name: "Content-Length").flatMap { Int64($0) }.map { offset + $0 })
             var received: Int64 = 0
             for try await chunk in response.body {
                 try file.write(chunk, at: offset)

@@ -1,23 +1,65 @@
 import BenchCore
 import FixtureOrigin
 import Foundation
+import LinkConditioner
 import OfflineDownloads
 
-/// A real origin, a scratch storage directory and a `DownloadManager` over them.
+/// A real origin behind the real (in-process) link conditioner, a scratch storage
+/// directory and a `DownloadManager` over them: every request of the engine goes
+/// through the conditioner's WiFi or cellular listener, and the origin's request log
+/// names the interface each came through (PROXY protocol).
+///
+/// The listeners have loopback addresses of their own (127.0.0.12 and .13: the
+/// conditioner's tests count sockets on .2 and .3). Both are up and unshaped unless a
+/// test says otherwise; what the engine sees is `path`, which the test sets (as the
+/// OS would), so a test can show the engine a path that is not the truth.
 struct EngineFixture {
     let server: OriginServer
+    let conditioner: LinkConditioner
     let scratch: ScratchDirectory
     let path: NetworkPathFeed
 
-    /// WiFi only, whose endpoint is the origin itself.
+    /// The WiFi listener as a path interface.
     var wifi: PathInterface {
-        PathInterface(kind: .wifi, isExpensive: false, isConstrained: false, endpoint: "127.0.0.1:\(server.port)")
+        PathInterface(kind: .wifi, isExpensive: false, isConstrained: false, endpoint: endpoint(.wifi))
+    }
+
+    /// The cellular listener as a path interface (expensive).
+    var cellular: PathInterface {
+        PathInterface(kind: .cellular, isExpensive: true, isConstrained: false, endpoint: endpoint(.cellular))
+    }
+
+    func endpoint(_ kind: InterfaceKind) -> String {
+        conditioner.endpoints[kind]?.description ?? ""
+    }
+
+    /// Shows the engine `interfaces` as the path (the conditioner's own state is not changed).
+    func showPath(_ interfaces: [InterfaceKind]) {
+        path.update(NetworkPath(interfaces: interfaces.map { $0 == .wifi ? wifi : cellular }))
+    }
+
+    /// The interface an origin request came through, from its PROXY header.
+    func interface(of record: OriginRequestRecord) -> InterfaceKind? {
+        guard let name = record.interface else { return nil }
+        return InterfaceKind.allCases.first { endpoint($0) == name }
+    }
+
+    /// The origin's requests that came through `kind`.
+    func requests(through kind: InterfaceKind) -> [OriginRequestRecord] {
+        server.requestLog.filter { interface(of: $0) == kind }
+    }
+
+    /// Body bytes the origin sent through `kind`.
+    func bytesSent(through kind: InterfaceKind) -> Int {
+        requests(through: kind).reduce(0) { $0 + $1.bytesSent }
     }
 
     func makeManager(
-        stallTimeout: Duration = .seconds(3), concurrent: Int = 2, cushion: Int64 = 1 << 20,
+        stallTimeout: Duration = .seconds(3), concurrent: Int = 2, parallelFetches: Int = 2, cushion: Int64 = 1 << 20,
         termination: ProcessTermination = .clean, now: @escaping @Sendable () -> Date = { Date() },
-        maximumAttempts: Int? = 5, renewalLead: Duration? = nil
+        maximumAttempts: Int? = 5, renewalLead: Duration? = nil, licenseSecret: [UInt8]? = nil,
+        progressBatching: ProgressBatcher.Configuration? = nil,
+        freeSpace: (@Sendable (String) throws -> Int64)? = nil
     ) async throws -> DownloadManager {
         var configuration = EngineConfiguration(storageDirectory: scratch.path)
         configuration.transport = TransportConfiguration(connectTimeout: .seconds(2), stallTimeout: stallTimeout)
@@ -25,8 +67,12 @@ struct EngineFixture {
             base: .milliseconds(50), cap: .milliseconds(400), maximumAttempts: maximumAttempts)
         configuration.now = now
         configuration.maximumConcurrentDownloads = concurrent
+        configuration.parallelSegmentFetches = parallelFetches
         configuration.storageCushionBytes = cushion
         configuration.rentalRenewalLead = renewalLead
+        if let licenseSecret { configuration.licenseSecret = licenseSecret }
+        if let progressBatching { configuration.progressBatching = progressBatching }
+        if let freeSpace { configuration.freeSpace = freeSpace }
         let manager = try DownloadManager(configuration: configuration, path: path)
         await manager.start(after: termination)
         return manager
@@ -44,24 +90,52 @@ struct EngineFixture {
         try await transport.shutdown()
         return CatalogVideo(document: try JSONDecoder().decode(VideoDocument.self, from: Data(answer.body)), catalogURL: url)
     }
+
+    /// The package directory of `token`.
+    func package(_ token: DownloadToken) -> String {
+        scratch.path + "/packages/\(token)"
+    }
 }
 
+/// Runs `body` with an origin (configured by `configure`), a conditioner in front of
+/// it (WiFi and cellular up, with `wifi` and `cellular` links, unshaped by default)
+/// and a path showing WiFi only. Everything is stopped afterwards.
 func withEngine<T>(
-    sizeScale: Double = 0.02, _ configure: (inout OriginConfiguration) -> Void = { _ in },
+    sizeScale: Double = 0.02, wifi: InterfaceLink = InterfaceLink(),
+    cellular: InterfaceLink = InterfaceLink(isExpensive: true),
+    _ configure: (inout OriginConfiguration) -> Void = { _ in },
     _ body: (EngineFixture) async throws -> T
 ) async throws -> T {
     var configuration = OriginConfiguration(catalog: CatalogConfiguration(sizeScale: sizeScale, largeVideoDuration: 120), threads: 1)
     configure(&configuration)
     let server = try await OriginServer.start(configuration: configuration)
+    let conditioner: LinkConditioner
+    do {
+        let profile = Profile(
+            name: "engine", seed: 3, duration: .seconds(600),
+            initial: [.wifi: InterfaceSetup(state: .up, link: wifi), .cellular: InterfaceSetup(state: .up, link: cellular)])
+        conditioner = try LinkConditioner.start(
+            configuration: ConditionerConfiguration(
+                upstream: SocketAddress(host: "127.0.0.1", port: UInt16(server.port)),
+                listeners: [.wifi: SocketAddress(host: "127.0.0.12", port: 0), .cellular: SocketAddress(host: "127.0.0.13", port: 0)],
+                proxyProtocol: true, profile: profile, playTimeline: false),
+            sink: EventCollector())
+    } catch {
+        try? await server.stop()
+        throw error
+    }
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
-    let fixture = EngineFixture(server: server, scratch: scratch, path: NetworkPathFeed(NetworkPath(interfaces: [])))
-    fixture.path.update(NetworkPath(interfaces: [fixture.wifi]))
+    let fixture = EngineFixture(
+        server: server, conditioner: conditioner, scratch: scratch, path: NetworkPathFeed(NetworkPath(interfaces: [])))
+    fixture.showPath([.wifi])
     do {
         let result = try await body(fixture)
+        conditioner.stop()
         try await server.stop()
         return result
     } catch {
+        conditioner.stop()
         try? await server.stop()
         throw error
     }
@@ -78,5 +152,13 @@ extension DownloadManager {
             try await Task.sleep(for: .milliseconds(20))
         }
         return status(token)?.state
+    }
+
+    /// Polls until `token`'s progress reaches `fraction`, for up to `seconds`.
+    func wait(for token: DownloadToken, progress fraction: Double, seconds: Double = 30) async throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while (status(token)?.progress ?? 0) < fraction, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
     }
 }

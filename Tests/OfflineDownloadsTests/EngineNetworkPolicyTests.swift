@@ -1,0 +1,112 @@
+import BenchCore
+import Crypto
+import FixtureOrigin
+import Foundation
+import LinkConditioner
+import OfflineDownloads
+import Synchronization
+import Testing
+
+/// The network policy end to end, through the conditioner: which interface carries
+/// the bytes (the origin's log names it, from the PROXY header), and a stall the path
+/// does not show.
+@Suite struct EngineNetworkPolicyTests {
+    final class Events: Sendable {
+        let all = Mutex<[EngineEvent]>([])
+        var states: [DownloadState] {
+            all.withLock { $0.compactMap { if case .stateChanged(_, _, let to) = $0 { to } else { nil } } }
+        }
+    }
+
+    static func sha256(_ path: String) throws -> String {
+        SHA256.hash(data: try Data(contentsOf: URL(fileURLWithPath: path))).map { String(format: "%02x", $0) }.joined()
+    }
+
+    @Test func cellularCarriesNoByteUnlessTheDownloadAllowsIt() async throws {
+        try await withEngine { fixture in
+            let manager = try await fixture.makeManager()
+            fixture.showPath([.cellular])
+            let video = try await fixture.video("clear")
+            let requestsBefore = fixture.server.requestLog.count
+            let refused = try await manager.requestDownload(video: video)
+            #expect(try await manager.wait(for: refused) { $0 == .suspended(.cellularNotAllowed) } == .suspended(.cellularNotAllowed))
+            try await Task.sleep(for: .milliseconds(500))
+            // Not even a playlist went out: nothing through cellular, nothing at all.
+            #expect(fixture.requests(through: .cellular).isEmpty)
+            #expect(fixture.server.requestLog.count == requestsBefore)
+
+            let allowed = try await manager.requestDownload(video: video, parameters: DownloadParameters(allowsCellular: true))
+            #expect(try await manager.wait(for: allowed) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            #expect(fixture.bytesSent(through: .cellular) > 0)
+            #expect(fixture.requests(through: .wifi).isEmpty)
+            #expect(await manager.status(refused)?.state == .suspended(.cellularNotAllowed))
+            // WiFi comes back: the refused download finishes over WiFi only.
+            let cellularBytes = fixture.bytesSent(through: .cellular)
+            fixture.showPath([.wifi, .cellular])
+            #expect(try await manager.wait(for: refused) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            #expect(fixture.bytesSent(through: .cellular) == cellularBytes)
+            #expect(fixture.bytesSent(through: .wifi) > 0)
+            await manager.shutdown()
+        }
+    }
+
+    @Test func wifiIsPreferredWhenBothAreUp() async throws {
+        try await withEngine { fixture in
+            let manager = try await fixture.makeManager()
+            fixture.showPath([.cellular, .wifi])
+            let token = try await manager.requestDownload(
+                video: try await fixture.video("clear"), parameters: DownloadParameters(allowsCellular: true))
+            #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            #expect(fixture.bytesSent(through: .wifi) > 0)
+            #expect(fixture.requests(through: .cellular).isEmpty, "\(fixture.requests(through: .cellular).map(\.path))")
+            await manager.shutdown()
+        }
+    }
+
+    @Test func aStallThePathDoesNotShowSuspendsAndResumesByRange() async throws {
+        // 2 Mbit/s WiFi and ~60 kB segments: each takes a quarter of a second, so the
+        // blackhole always catches segments half stored.
+        let wifi = InterfaceLink(downlink: LinkDirectionParameters(rate: .constant(bitsPerSecond: 2_000_000)))
+        try await withEngine(sizeScale: 0.2, wifi: wifi) { fixture in
+            let manager = try await fixture.makeManager(stallTimeout: .milliseconds(800))
+            let events = Events()
+            let listener = Task { for await event in manager.events { events.all.withLock { $0.append(event) } } }
+            let token = try await manager.requestDownload(video: try await fixture.video("clear"))
+            try await manager.wait(for: token, progress: 0.2)
+            // Wait for a segment well under way (10 to 40 of its 60 kB), so it is caught in the middle.
+            let package = fixture.package(token)
+            for _ in 0..<2000 {
+                let parts = StoppedPackage(videoDirectory: package + "/video").parts.values
+                if parts.contains(where: { (10_000..<40_000).contains($0) }) { break }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            // WiFi blackholes; the path still says WiFi is up (no update is given).
+            fixture.conditioner.setState(.wifi, .down(.blackhole), pathUpdate: .withheld)
+            #expect(try await manager.wait(for: token, seconds: 30) { $0 == .suspended(.network) } == .suspended(.network),
+                    "\(events.states)")
+            #expect(fixture.path.currentPath.interface(.wifi) != nil, "the path must still show WiFi")
+            try await Task.sleep(for: .milliseconds(300))  // let the stalled transfer record its `.part` files
+            let atStall = StoppedPackage(videoDirectory: package + "/video")
+            let listing = ((try? FileManager.default.contentsOfDirectory(atPath: package + "/video")) ?? []).sorted().map { name in
+                "\(name):\((try? FileManager.default.attributesOfItem(atPath: package + "/video/" + name)[.size] as? Int) ?? -1)"
+            }
+            #expect(!atStall.parts.isEmpty, "a segment was half stored when WiFi went silent: \(listing)")
+            let before = try await fixture.server.settledRequestLog()
+
+            fixture.conditioner.setState(.wifi, .up, pathUpdate: .withheld)
+            #expect(try await manager.wait(for: token, seconds: 60) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            #expect(!events.states.contains(.failed), "\(events.states)")
+            // Each half-stored segment resumed where it stopped (Range), none stored was fetched again.
+            let later = Array(fixture.server.requestLog.dropFirst(before.count))
+            atStall.expectResumed(by: later, prefix: "/videos/clear/400k/seg")
+            #expect(later.contains { $0.range != nil && $0.status == 206 }, "\(later.map { "\($0.path) \($0.range ?? "-")" })")
+            let manifest = try fixture.server.store.hashManifest(videoIDs: ["clear"])
+            for index in 0..<21 {
+                let hash = try Self.sha256(package + String(format: "/video/seg%05d.ts", index))
+                #expect(hash == manifest.entries["/videos/clear/400k/seg\(index).ts"]?.sha256, "segment \(index)")
+            }
+            await manager.shutdown()
+            listener.cancel()
+        }
+    }
+}
