@@ -87,6 +87,29 @@ import Testing
     }
 }
 
+extension BenchCompareCommandTests {
+    @Test func deadzonesEngineAsABlackBoxSurvivesAnOutageAndResumesAfterAKill() throws {
+        let profile = try temporaryFile("name: compare-engine\nduration: 1m\ninterfaces:\n  wifi:\n    downlink: {rate: 4Mbit/s}\n", suffix: ".yaml")
+        let out = NSTemporaryDirectory() + "deadzone-compare-engine-\(UUID().uuidString)"
+        defer {
+            for path in [profile, out] { try? FileManager.default.removeItem(atPath: path) }
+        }
+        let outcome = try runBench([
+            "compare", "--profile", profile, "--clients", "deadzone", "--modes", "reset-window,kill-rerun", "--media", "synthetic",
+            "--video-seconds", "12", "--segment-seconds", "1", "--target-seconds", "4", "--time-limit", "90", "--out", out,
+        ])
+        #expect(outcome.status == 0, "\(outcome.output)")
+        let report = try JSONDecoder.iso8601.decode(ComparisonReport.self, from: Data(contentsOf: URL(fileURLWithPath: "\(out)/report.json")))
+        let window = try #require(report.run(client: "deadzone", mode: .resetWindow))
+        #expect(window.outcome == .ok, "\(window)")
+        #expect(window.output?.method == "bytes" && window.output?.valid == true)
+        let rerun = try #require(report.run(client: "deadzone", mode: .killRerun))
+        #expect(rerun.outcome == .ok, "\(rerun)")
+        #expect(rerun.attempts.count == 2)
+        #expect(rerun.metrics?.resumed == true, "the engine started over after the kill: \(rerun.metrics.map { "\($0)" } ?? "")")
+    }
+}
+
 extension JSONDecoder {
     static var iso8601: JSONDecoder {
         let decoder = JSONDecoder()

@@ -61,6 +61,9 @@ struct CompareCommand: AsyncParsableCommand {
     @Option(help: "The video's duration in seconds.")
     var videoSeconds: Double = 36
 
+    @Option(help: "The segments' target duration in seconds.")
+    var segmentSeconds: Double = 6
+
     @Option(help: "How long one whole download should take on the base WiFi link, seconds (sizes the bitrate).")
     var targetSeconds: Double = 12
 
@@ -84,6 +87,9 @@ struct CompareCommand: AsyncParsableCommand {
         guard timeLimit > 0 else { throw ValidationError("--time-limit must be a positive number of seconds") }
         guard videoSeconds >= 2, videoSeconds <= 3600 else { throw ValidationError("--video-seconds must be within 2...3600") }
         guard targetSeconds > 0, targetSeconds <= 3600 else { throw ValidationError("--target-seconds must be within (0, 3600]") }
+        guard segmentSeconds >= 1, segmentSeconds <= videoSeconds else {
+            throw ValidationError("--segment-seconds must be at least 1 and at most --video-seconds")
+        }
     }
 
     func run() async throws {
@@ -111,7 +117,7 @@ struct CompareCommand: AsyncParsableCommand {
         }
         let options = ComparisonOptions(
             profile: loaded, profilePath: path, seed: seed ?? loaded.seed, clients: chosenClients, modes: chosenModes,
-            media: mediaConfiguration, videoSeconds: videoSeconds, targetSeconds: targetSeconds,
+            media: mediaConfiguration, videoSeconds: videoSeconds, segmentSeconds: segmentSeconds, targetSeconds: targetSeconds,
             timeLimit: .milliseconds(Int64(timeLimit * 1000)), keepWorkDirectories: keepWork,
             executable: SuiteRun.executablePath(), traceConnects: !noConnectTrace)
         let printer = ComparePrinter(toStandardError: json)
