@@ -18,9 +18,11 @@ public final class ClientProcess: Sendable {
     /// The process id, which is also the process group id.
     public let pid: Int32
     private let exit = Mutex<Int32?>(nil)
+    private let registry: ClientRegistry
 
-    private init(pid: Int32) {
+    private init(pid: Int32, registry: ClientRegistry) {
         self.pid = pid
+        self.registry = registry
     }
 
     /// Starts `command` in `directory`.
@@ -28,12 +30,14 @@ public final class ClientProcess: Sendable {
     ///   - connectTrace: where strace writes the connection attempts, or nil to run
     ///     without strace.
     ///   - strace: the strace executable, when `connectTrace` is set.
+    ///   - registry: where the process is listed until it is reaped.
     /// - Throws: `ClientProcessError` when the process cannot be started.
     public static func launch(
         command: String, directory: String, stdoutPath: String, stderrPath: String, connectTrace: String? = nil,
-        strace: String = "strace"
+        strace: String = "strace", registry: ClientRegistry = .shared
     ) throws(ClientProcessError) -> ClientProcess {
-        let shellCommand = "cd \(ClientCommandLine.shellQuoted(directory)) && \(command)"
+        // The cd on a line of its own: `cd d && a & b` would run b elsewhere.
+        let shellCommand = "cd \(ClientCommandLine.shellQuoted(directory)) || exit 127\n\(command)"
         var argv = ["/bin/sh", "-c", shellCommand]
         if let connectTrace {
             argv = [strace, "-f", "-qq", "--seccomp-bpf", "-e", "trace=connect", "-ttt", "-o", connectTrace] + argv
@@ -63,7 +67,8 @@ public final class ClientProcess: Sendable {
         guard status == 0 else {
             throw .cannotStart(executable: argv[0], reason: String(cString: strerror(status)))
         }
-        return ClientProcess(pid: pid)
+        registry.started(pid)
+        return ClientProcess(pid: pid, registry: registry)
     }
 
     /// The exit status once the process has ended (the exit code, or 128 + the signal
@@ -78,6 +83,7 @@ public final class ClientProcess: Sendable {
             } else if reaped < 0, errno == ECHILD {
                 exit = -1  // reaped elsewhere: the status is lost
             }
+            if exit != nil { registry.reaped(pid) }
             return exit
         }
     }
@@ -106,6 +112,26 @@ public final class ClientProcess: Sendable {
     static func exitCode(_ raw: Int32) -> Int32 {
         let signal = raw & 0x7f
         return signal == 0 ? (raw >> 8) & 0xff : 128 + signal
+    }
+}
+
+/// The client processes started and not yet reaped, so that an interrupted comparison
+/// can kill them all (`bench compare` uses `shared`).
+public final class ClientRegistry: Sendable {
+    /// The registry of this process's comparisons.
+    public static let shared = ClientRegistry()
+    private let live = Mutex<Set<Int32>>([])
+
+    /// An empty registry (tests).
+    public init() {}
+
+    func started(_ pid: Int32) { live.withLock { _ = $0.insert(pid) } }
+    func reaped(_ pid: Int32) { live.withLock { _ = $0.remove(pid) } }
+
+    /// SIGKILLs the process group of every client still running: what `bench compare`
+    /// does when it is interrupted, so that no client outlives it.
+    public func killEveryGroup() {
+        for pid in live.withLock({ $0 }) { _ = kill(-pid, SIGKILL) }
     }
 }
 

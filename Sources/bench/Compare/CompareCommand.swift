@@ -121,6 +121,8 @@ struct CompareCommand: AsyncParsableCommand {
             timeLimit: .milliseconds(Int64(timeLimit * 1000)), keepWorkDirectories: keepWork,
             executable: SuiteRun.executablePath(), traceConnects: !noConnectTrace)
         let printer = ComparePrinter(toStandardError: json)
+        let interrupts = Self.killClientsOnInterrupt()
+        defer { interrupts.forEach { $0.cancel() } }
         printer.header(options)
         let result: ComparisonRun
         do { result = try await ComparisonRunner.run(options) { printer.handle($0) } } catch {
@@ -149,6 +151,22 @@ struct CompareCommand: AsyncParsableCommand {
         if !expected.isEmpty {
             let line = "compare: \(expected.count) expectation\(expected.count == 1 ? "" : "s") held\n"
             FileHandle(fileDescriptor: json ? 2 : 1).write(Data(line.utf8))
+        }
+    }
+
+    /// On SIGINT or SIGTERM: kills every client still running (each is in a process
+    /// group of its own, so the terminal's Ctrl-C does not reach it) and exits 130.
+    static func killClientsOnInterrupt() -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                ClientRegistry.shared.killEveryGroup()
+                FileHandle.standardError.write(Data("\ninterrupted: the clients still running were killed; no report written\n".utf8))
+                Foundation.exit(130)
+            }
+            source.resume()
+            return source
         }
     }
 

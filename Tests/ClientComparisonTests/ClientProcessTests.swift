@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+@testable import ClientComparison
+
+/// Client processes: a shell in the work directory, a process group of their own, and
+/// kills that reach everything they started.
+@Suite struct ClientProcessTests {
+    func directory() throws -> String {
+        let path = NSTemporaryDirectory() + "deadzone-client-process-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    func waitForExit(_ process: ClientProcess) async -> Int32? {
+        for _ in 0..<1000 {
+            if let status = process.poll() { return status }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+
+    @Test func runsInTheWorkDirectoryWithItsOutputInFiles() async throws {
+        let dir = try directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let process = try ClientProcess.launch(
+            command: "pwd; echo oops >&2; exit 7", directory: dir, stdoutPath: dir + "/out", stderrPath: dir + "/err")
+        #expect(await waitForExit(process) == 7)
+        let out = try String(contentsOfFile: dir + "/out", encoding: .utf8)
+        #expect(URL(fileURLWithPath: out.trimmingCharacters(in: .whitespacesAndNewlines)).standardizedFileURL
+            == URL(fileURLWithPath: dir).standardizedFileURL)
+        #expect(try String(contentsOfFile: dir + "/err", encoding: .utf8) == "oops\n")
+    }
+
+    @Test func aKillReachesTheChildrenItStarted() async throws {
+        let dir = try directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // The shell starts a background child that writes its pid, then waits.
+        let process = try ClientProcess.launch(
+            command: "sleep 60 & echo $! > child.pid; wait", directory: dir, stdoutPath: dir + "/out", stderrPath: dir + "/err")
+        var childPID: Int32?
+        for _ in 0..<500 where childPID == nil {
+            childPID = (try? String(contentsOfFile: dir + "/child.pid", encoding: .utf8)).flatMap {
+                Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let child = try #require(childPID)
+        #expect(process.poll() == nil)
+        #expect(await process.killGroup() == 128 + 9)
+        // The child was in the group: it is gone too (ESRCH), not left running.
+        var gone = false
+        for _ in 0..<500 where !gone {
+            gone = kill(child, 0) != 0
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(gone, "the client's child outlived the kill")
+    }
+
+    @Test func killEveryGroupEndsEveryClientStillRunning() async throws {
+        let dir = try directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let registry = ClientRegistry()
+        let first = try ClientProcess.launch(
+            command: "sleep 60", directory: dir, stdoutPath: dir + "/1", stderrPath: dir + "/1e", registry: registry)
+        let second = try ClientProcess.launch(
+            command: "sleep 60", directory: dir, stdoutPath: dir + "/2", stderrPath: dir + "/2e", registry: registry)
+        registry.killEveryGroup()
+        #expect(await waitForExit(first) == 137)
+        #expect(await waitForExit(second) == 137)
+    }
+
+    @Test func waitStatusesReadAsAShellShowsThem() {
+        #expect(ClientProcess.exitCode(0) == 0)
+        #expect(ClientProcess.exitCode(3 << 8) == 3)
+        #expect(ClientProcess.exitCode(9) == 137)
+        #expect(ClientProcess.exitCode(15) == 143)
+    }
+}
