@@ -141,10 +141,13 @@ import Testing
     }
 
     @Test func aRelaunchFinishesTheDownloadWithoutFetchingStoredSegmentsAgain() async throws {
-        // Each segment waits 30 ms for its first byte, so the download is caught midway.
+        // Each segment waits 30 ms for its first byte, and 10-20 a minute, so the download
+        // is caught midway however loaded the machine is.
         try await withEngine(sizeScale: 0.2, { configuration in
             configuration.faultRules = try! FaultRuleSet(rules: [
-                FaultRule(path: "/videos/clear/400k/*.ts", fault: .addedTimeToFirstByte(.milliseconds(30)))
+                FaultRule(path: "/videos/clear/400k/seg1?.ts", fault: .addedTimeToFirstByte(.seconds(60))),
+                FaultRule(path: "/videos/clear/400k/seg20.ts", fault: .addedTimeToFirstByte(.seconds(60))),
+                FaultRule(path: "/videos/clear/400k/*.ts", fault: .addedTimeToFirstByte(.milliseconds(30))),
             ])
         }) { fixture in
             var manager = try await fixture.makeManager()
@@ -158,6 +161,7 @@ import Testing
             #expect(stopped > 0 && stopped < 1, "stopped at \(stopped)")
             let before = try await fixture.server.settledRequestLog()
             let atStop = StoppedPackage(videoDirectory: fixture.scratch.path + "/packages/\(token)/video")
+            fixture.server.setFaultRules(try FaultRuleSet(rules: []))
             manager = try await fixture.makeManager(termination: .crash)
             #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
             await manager.shutdown()

@@ -31,8 +31,8 @@ import Testing
             let listener = Task { for await event in manager.events { events.all.withLock { $0.append(event) } } }
             let token = try await manager.requestDownload(
                 video: try await fixture.video("protected"),
-                parameters: DownloadParameters(expiresAt: Date().addingTimeInterval(10)))
-            // 10 s leaves room for the download on a loaded CI machine (it takes ~1 s alone).
+                parameters: DownloadParameters(expiresAt: Date().addingTimeInterval(20)))
+            // 20 s leaves room for the download on a loaded CI machine (it takes ~1 s alone).
             #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
             #expect(await manager.status(token)?.expiresAt != nil)
             let package = fixture.scratch.path + "/packages/\(token)"

@@ -31,10 +31,11 @@ import Testing
     }
 
     @Test func segmentsStoredButNotYetRecordedAreNotFetchedAgain() async throws {
-        // Each segment waits 30 ms for its first byte, so the download is caught midway.
+        // Segments 10-20 are held a minute, so the download is caught midway.
         try await withEngine(sizeScale: 0.2, { configuration in
             configuration.faultRules = try! FaultRuleSet(rules: [
-                FaultRule(path: "/videos/clear/400k/*.ts", fault: .addedTimeToFirstByte(.milliseconds(30)))
+                FaultRule(path: "/videos/clear/400k/seg1?.ts", fault: .addedTimeToFirstByte(.seconds(60))),
+                FaultRule(path: "/videos/clear/400k/seg20.ts", fault: .addedTimeToFirstByte(.seconds(60))),
             ])
         }) { fixture in
             // A batch that never falls due while the download runs.
@@ -50,13 +51,16 @@ import Testing
             // A clean stop writes the batch; a crash would not have: put the index back as a
             // crash before the write leaves it (every segment pending, nothing known).
             let index = try DownloadIndex.open(path: fixture.scratch.path + "/index.sqlite")
-            #expect(try await index.segments(for: token.rawValue).filter { $0.state == .complete }.count == atStop.stored.count)
+            let rows = try await index.segments(for: token.rawValue)
+            let recorded = Set(rows.filter { $0.state == .complete }.map(\.index))
+            #expect(recorded == atStop.stored, "recorded \(recorded.sorted()), on disk \(atStop.stored.sorted()); \(rows.map { "\($0.index):\($0.state):\($0.bytes)" })")
             try await index.execute(sql: """
                 UPDATE segment SET state = 'pending', bytes = 0, sha256 = NULL, expectedLength = NULL, etag = NULL
                 WHERE token = '\(token.rawValue)'
                 """)
             try index.close()
 
+            fixture.server.setFaultRules(try FaultRuleSet(rules: []))
             manager = try await fixture.makeManager(termination: .crash)
             #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
             await manager.shutdown()

@@ -33,7 +33,7 @@ import Testing
     @Test func freeSpaceFallingUnderTheCushionMidwaySuspendsAndResumes() async throws {
         try await withEngine(sizeScale: 0.2, { configuration in
             configuration.faultRules = try! FaultRuleSet(rules: [
-                FaultRule(path: "/videos/clear/400k/*.ts", fault: .addedTimeToFirstByte(.milliseconds(30)))
+                FaultRule(path: "/videos/clear/400k/*.ts", fault: .addedTimeToFirstByte(.milliseconds(100)))
             ])
         }) { fixture in
             // The disk as the engine sees it: plenty, then nearly full, then freed.

@@ -140,15 +140,16 @@ struct TransferWorker: Sendable {
             }
             return failure
         }
-        if let firstFailure {
-            // Recorded even when the worker is being cancelled (pause, shutdown): an
-            // unstructured task does not inherit the cancellation. Best effort: the disk
-            // is the truth at restart.
-            let recorder = recorder
-            await Task { try? await recorder.flush() }.value
-            throw firstFailure
-        }
-        do { try await recorder.flush() } catch { throw .index("\(error)") }
+        // The last batch is written even when the worker is being cancelled (pause,
+        // shutdown) just as it ends: an unstructured task does not inherit the
+        // cancellation, which the index would refuse.
+        let last = recorder
+        let unwritten: IndexError? = await Task { () async -> IndexError? in
+            do throws(IndexError) { try await last.flush() } catch { return error }
+            return nil
+        }.value
+        if let firstFailure { throw firstFailure }  // the disk is the truth at restart
+        if let unwritten { throw .index("\(unwritten)") }
     }
 
     /// One segment: cushion check, download into `.part` (resumed), commit. The caller
