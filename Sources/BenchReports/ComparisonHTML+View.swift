@@ -154,7 +154,8 @@ extension ComparisonHTMLView {
                 facts.append(Fact(key: "bytes via \(safe(interface))", value: String(bytes)))
             }
             facts.append(Fact(key: "bytes sent by the origin", value: String(metrics.originBytes)))
-            facts.append(Fact(key: "wasted bytes", value: String(metrics.wastedBytes)))
+            facts.append(Fact(key: "wasted bytes (received beyond one copy)", value: String(metrics.wastedBytes)))
+            facts.append(Fact(key: "bytes the origin sent more than once", value: String(metrics.originBytesSentAgain)))
             if let requests = metrics.requestsDuringOutages {
                 facts.append(Fact(key: "requests during outages", value: String(requests)))
             }

@@ -176,7 +176,7 @@ struct ClientRunDriver {
         let wall = Double((last?.end ?? end) &- (attempts.first?.start ?? start)) / 1e9
         let metrics = ClientRunMetrics.measure(ClientRunFacts(
             records: records, epoch: collector.epoch, outages: outages, killedAt: killedAt, connectAttempts: connects,
-            bytesByInterface: bytesByInterface, wallSeconds: wall))
+            bytesByInterface: bytesByInterface, contentBytes: contentBytes, wallSeconds: wall))
         let outcome = ClientOutcome.classify(
             exitStatus: last?.status, timedOut: timedOut, successExitCodes: client.successExitCodes, output: outputCheck)
         let result = ClientRunResult(

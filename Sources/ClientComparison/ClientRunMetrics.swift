@@ -9,9 +9,15 @@ public struct ClientRunMetrics: Sendable, Hashable, Codable {
     public var bytesByInterface: [String: Int]
     /// Body bytes the origin sent.
     public var originBytes: Int
-    /// Body bytes sent more than once: everything beyond one copy of each byte of each
-    /// resource requested (retries, restarts, overlapping ranges, error bodies).
+    /// Bytes the client received (through every interface) beyond one copy of the
+    /// content: what retries and restarts cost the user's data plan. Playlists and
+    /// headers count too (a few kilobytes).
     public var wastedBytes: Int
+    /// Body bytes the origin sent more than once: everything beyond one copy of each
+    /// byte of each resource requested (retries, restarts, overlapping ranges, error
+    /// bodies), including bytes a reset threw away in the link's queue before they
+    /// reached the client.
+    public var originBytesSentAgain: Int
     /// HTTP requests that reached the origin while the client's interface was down.
     public var requestsDuringOutages: Int?
     /// `connect()` calls to the client's interface while it was down (strace); nil when
@@ -29,12 +35,13 @@ public struct ClientRunMetrics: Sendable, Hashable, Codable {
     /// Creates metrics.
     public init(
         wallSeconds: Double, bytesByInterface: [String: Int], originBytes: Int, wastedBytes: Int,
-        requestsDuringOutages: Int?, connectAttemptsDuringOutages: Int?, bytesFetchedAgain: Int?, resumed: Bool?
+        originBytesSentAgain: Int, requestsDuringOutages: Int?, connectAttemptsDuringOutages: Int?, bytesFetchedAgain: Int?, resumed: Bool?
     ) {
         self.wallSeconds = wallSeconds
         self.bytesByInterface = bytesByInterface
         self.originBytes = originBytes
         self.wastedBytes = wastedBytes
+        self.originBytesSentAgain = originBytesSentAgain
         self.requestsDuringOutages = requestsDuringOutages
         self.connectAttemptsDuringOutages = connectAttemptsDuringOutages
         self.bytesFetchedAgain = bytesFetchedAgain
@@ -56,12 +63,14 @@ public struct ClientRunFacts: Sendable {
     /// The times of the client's connect() calls to its interface; nil when not traced.
     public var connectAttempts: [UInt64]?
     public var bytesByInterface: [String: Int]
+    /// The bytes of one whole copy of the content.
+    public var contentBytes: Int
     public var wallSeconds: Double
 
     /// Creates facts.
     public init(
         records: [OriginRequestRecord], epoch: UInt64, outages: [Range<UInt64>], killedAt: UInt64?,
-        connectAttempts: [UInt64]?, bytesByInterface: [String: Int], wallSeconds: Double
+        connectAttempts: [UInt64]?, bytesByInterface: [String: Int], contentBytes: Int, wallSeconds: Double
     ) {
         self.records = records
         self.epoch = epoch
@@ -69,6 +78,7 @@ public struct ClientRunFacts: Sendable {
         self.killedAt = killedAt
         self.connectAttempts = connectAttempts
         self.bytesByInterface = bytesByInterface
+        self.contentBytes = contentBytes
         self.wallSeconds = wallSeconds
     }
 }
@@ -113,7 +123,8 @@ extension ClientRunMetrics {
         }
         return ClientRunMetrics(
             wallSeconds: facts.wallSeconds, bytesByInterface: facts.bytesByInterface, originBytes: sent,
-            wastedBytes: max(0, sent - all.total),
+            wastedBytes: max(0, facts.bytesByInterface.values.reduce(0, +) - facts.contentBytes),
+            originBytesSentAgain: max(0, sent - all.total),
             requestsDuringOutages: facts.outages.isEmpty ? nil : facts.records.filter { inOutage(start($0)) }.count,
             connectAttemptsDuringOutages: facts.outages.isEmpty ? nil : facts.connectAttempts.map { $0.filter(inOutage).count },
             bytesFetchedAgain: fetchedAgain, resumed: resumed)

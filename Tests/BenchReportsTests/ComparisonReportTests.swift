@@ -17,7 +17,7 @@ import Testing
             exitStatus: status, timedOut: outcome == .hung,
             output: ran ? OutputCheck(method: "bytes", valid: outcome == .ok, outputBytes: 10, detail: outcome == .ok ? "byte-identical" : "missing content: 5 of 10 bytes") : nil,
             metrics: ran ? ClientRunMetrics(
-                wallSeconds: 3, bytesByInterface: ["wifi": 12, "cellular": 0], originBytes: 10, wastedBytes: 0,
+                wallSeconds: 3, bytesByInterface: ["wifi": 12, "cellular": 0], originBytes: 10, wastedBytes: 0, originBytesSentAgain: 0,
                 requestsDuringOutages: mode == .resetWindow ? 0 : nil, connectAttemptsDuringOutages: mode == .resetWindow ? 4 : nil,
                 bytesFetchedAgain: nil, resumed: nil) : nil,
             startNanoseconds: start, endNanoseconds: start + (ran ? 3 * second : 0), stderrTail: ran ? "warning: <odd> & \"quoted\"" : "",

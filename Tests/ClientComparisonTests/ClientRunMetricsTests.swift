@@ -20,10 +20,10 @@ import Testing
                connects: [UInt64]? = nil) -> ClientRunFacts {
         ClientRunFacts(
             records: records, epoch: epoch, outages: outages, killedAt: killedAt, connectAttempts: connects,
-            bytesByInterface: ["wifi": 1], wallSeconds: 3)
+            bytesByInterface: ["wifi": 1], contentBytes: 1, wallSeconds: 3)
     }
 
-    @Test func wastedBytesAreEverythingSentMoreThanOnce() {
+    @Test func bytesSentAgainAreEverythingSentMoreThanOnce() {
         let metrics = ClientRunMetrics.measure(facts([
             record("/a.ts", at: 0, bytes: 600),  // cut short
             record("/a.ts", at: 1, bytes: 1000),  // fetched again whole: 600 wasted
@@ -34,7 +34,7 @@ import Testing
             record("/x", at: 6, bytes: 50, status: 503),  // an error body is waste
         ]))
         #expect(metrics.originBytes == 3250)
-        #expect(metrics.wastedBytes == 600 + 200 + 50)
+        #expect(metrics.originBytesSentAgain == 600 + 200 + 50)
         #expect(metrics.requestsDuringOutages == nil)
         #expect(metrics.connectAttemptsDuringOutages == nil)
         #expect(metrics.bytesFetchedAgain == nil)
@@ -62,7 +62,7 @@ import Testing
         ], killedAt: 3 * second))
         #expect(metrics.bytesFetchedAgain == 0)
         #expect(metrics.resumed == true)
-        #expect(metrics.wastedBytes == 0)
+        #expect(metrics.originBytesSentAgain == 0)
     }
 
     @Test func aRerunThatFetchesTheInterruptedSegmentsAgainStillResumed() {
@@ -85,7 +85,7 @@ import Testing
         ], killedAt: 3 * second))
         #expect(metrics.bytesFetchedAgain == 2500)
         #expect(metrics.resumed == false)
-        #expect(metrics.wastedBytes == 2500)
+        #expect(metrics.originBytesSentAgain == 2500)
     }
 
     @Test func aKillBeforeTwoWholeSegmentsSaysNothingAboutResuming() {
@@ -94,5 +94,15 @@ import Testing
              record("/v/master.m3u8", at: 4, bytes: 100), record("/s1.ts", at: 4, bytes: 1000)], killedAt: 3 * second))
         #expect(metrics.bytesFetchedAgain == 110)
         #expect(metrics.resumed == nil)
+    }
+
+    @Test func wastedBytesAreWhatTheClientReceivedBeyondOneCopy() {
+        func wasted(received: [String: Int]) -> Int {
+            ClientRunMetrics.measure(ClientRunFacts(
+                records: [], epoch: epoch, outages: [], killedAt: nil, connectAttempts: nil, bytesByInterface: received,
+                contentBytes: 1000, wallSeconds: 1)).wastedBytes
+        }
+        #expect(wasted(received: ["wifi": 1300, "cellular": 200]) == 500)
+        #expect(wasted(received: ["wifi": 400]) == 0, "a client that got less than the content wasted nothing")
     }
 }

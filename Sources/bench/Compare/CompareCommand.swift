@@ -87,9 +87,7 @@ struct CompareCommand: AsyncParsableCommand {
         guard timeLimit > 0 else { throw ValidationError("--time-limit must be a positive number of seconds") }
         guard videoSeconds >= 2, videoSeconds <= 3600 else { throw ValidationError("--video-seconds must be within 2...3600") }
         guard targetSeconds > 0, targetSeconds <= 3600 else { throw ValidationError("--target-seconds must be within (0, 3600]") }
-        guard segmentSeconds >= 1, segmentSeconds <= videoSeconds else {
-            throw ValidationError("--segment-seconds must be at least 1 and at most --video-seconds")
-        }
+        guard segmentSeconds >= 1, segmentSeconds <= 60 else { throw ValidationError("--segment-seconds must be within 1...60") }
     }
 
     func run() async throws {
