@@ -17,6 +17,10 @@ struct HTMLReportView {
     var gate: String
     var gateClass: String
     var missingScenarios: [Fact]
+    var scenariosNotRun: [Fact]
+    /// Which baseline the page compares with, or why it has none (`bench run`'s choice).
+    var hasBaselineNote: Bool
+    var baselineNote: String
     var scenarios: [ScenarioView]
     var legend: [Fact]
 
@@ -62,7 +66,7 @@ struct HTMLReportView {
 }
 
 extension HTMLReportView {
-    init(report: RunReport, comparison: GateComparison?, timelines: [TimelineSVG]) {
+    init(report: RunReport, comparison: GateComparison?, baselineNote: String?, timelines: [TimelineSVG]) {
         let safe = XMLText.legal
         profile = safe(report.run.profile)
         overall = report.passed ? "PASS" : "FAIL"
@@ -96,11 +100,17 @@ extension HTMLReportView {
             gate = (comparison.passed ? "Gate passes: " : "Gate fails: ") + safe(String(tally.dropFirst("gate: ".count)))
             gateClass = comparison.passed ? "pass" : "fail"
             missingScenarios = comparison.missingScenarios.map { Fact(key: safe($0), value: "in the baseline, not in the run") }
+            scenariosNotRun = comparison.scenariosNotRun.map {
+                Fact(key: safe($0), value: "in the baseline, not run (only the scenarios run are compared)")
+            }
         } else {
-            gate = "No baseline given: the metrics are shown without comparison."
+            gate = "No baseline: the metrics are shown without comparison."
             gateClass = "na"
             missingScenarios = []
+            scenariosNotRun = []
         }
+        hasBaselineNote = baselineNote != nil
+        self.baselineNote = safe(baselineNote ?? "")
         scenarios = zip(report.scenarios.indices, report.scenarios).map { index, scenario in
             ScenarioView(
                 index: String(index + 1), name: safe(scenario.name), summary: safe(scenario.summary),

@@ -13,16 +13,18 @@ public enum HTMLReport {
     public static let fileName = "report.html"
 
     /// The page for `report`, drawing each scenario's timeline from the entries of
-    /// `trace` in its window; `comparison` (optional) adds the baseline to the metrics.
+    /// `trace` in its window; `comparison` (optional) adds the baseline to the metrics,
+    /// `baselineNote` (optional) says under the gate line which baseline that is, or
+    /// why there is none.
     public static func render(
-        _ report: RunReport, trace: [TraceEntry], comparison: GateComparison? = nil
+        _ report: RunReport, trace: [TraceEntry], comparison: GateComparison? = nil, baselineNote: String? = nil
     ) throws(HTMLReportError) -> String {
         let ordered = zip(trace, trace.dropFirst()).allSatisfy { $0.t <= $1.t }
             ? trace : trace.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
         let timelines = report.scenarios.map {
             TimelineSVG(Timeline(entries: ordered, start: $0.startNanoseconds, end: $0.endNanoseconds))
         }
-        return try ReportTemplates.render(HTMLReportView(report: report, comparison: comparison, timelines: timelines), with: "report")
+        return try ReportTemplates.render(HTMLReportView(report: report, comparison: comparison, baselineNote: baselineNote, timelines: timelines), with: "report")
     }
 }
 

@@ -20,10 +20,12 @@ public struct ReportWriter: Sendable {
     /// Creates a writer.
     public init() {}
 
-    /// Writes the four files into `directory` and returns where they are.
+    /// Writes the four files into `directory` and returns where they are. `comparison`
+    /// and `baselineNote` go to the HTML page (see `HTMLReport.render`).
     @discardableResult
     public func write(
-        _ report: RunReport, trace: [TraceEntry], comparison: GateComparison? = nil, to directory: URL
+        _ report: RunReport, trace: [TraceEntry], comparison: GateComparison? = nil, baselineNote: String? = nil,
+        to directory: URL
     ) throws(ReportWriterError) -> ReportFiles {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -44,7 +46,7 @@ public struct ReportWriter: Sendable {
         try place(files.junitXML) { url throws(ReportWriterError) in try Self.writeData(junit, to: url) }
 
         let html: Data
-        do { html = Data(try HTMLReport.render(report, trace: trace, comparison: comparison).utf8) } catch {
+        do { html = Data(try HTMLReport.render(report, trace: trace, comparison: comparison, baselineNote: baselineNote).utf8) } catch {
             throw .cannotRender(path: files.reportHTML.path, reason: error.description)
         }
         try place(files.reportHTML) { url throws(ReportWriterError) in try Self.writeData(html, to: url) }

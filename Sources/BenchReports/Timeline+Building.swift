@@ -168,7 +168,7 @@ extension AgentEvent {
             download
         case let .error(download, _): download
         case let .inspected(inspection): inspection.download
-        case .launched: nil
+        case .launched, .partialSegmentsFound: nil
         }
     }
 }

@@ -94,6 +94,32 @@ import Testing
         let rows = root.elements("tr").filter { $0.attributes["class"] == "metric na" }
         #expect(rows.count == 6)
         #expect(root.elements("svg").count == 3)
-        #expect(page.contains("No baseline given"))
+        #expect(page.contains("No baseline: the metrics are shown without comparison."))
+        #expect(!root.elements("p").contains { $0.attributes["class"] == "gate-note" })
+    }
+
+    /// `bench run` says which baseline the page compares with, or why it has none.
+    @Test func theBaselineNoteIsShownUnderTheGateLine() throws {
+        let note = "No baseline column: the default baseline Reports/baseline.json was made with profile flaky-wifi, "
+            + "this run used subway-commute <&>."
+        let page = try HTMLReport.render(SampleRun.report(), trace: [], baselineNote: note)
+        let root = try ParsedElement.parse(Data(page.utf8))
+        #expect(root.elements("p").filter { $0.attributes["class"] == "gate-note" }.map(\.allText) == [note])
+    }
+
+    /// A partial run (`--scenario`) lists the baseline's other scenarios as not run, not as failures.
+    @Test func scenariosNotRunAreListedNotFailed() throws {
+        let report = SampleRun.report()
+        var baseline = Baseline().updated(from: report)
+        baseline.scenarios["cellular-policy"] = [:]
+        let partial = GateComparison(report: report, baseline: baseline, onlyScenariosRun: true)
+        let root = try ParsedElement.parse(Data(try HTMLReport.render(report, trace: [], comparison: partial).utf8))
+        let lines = root.elements("p").filter { $0.attributes["class"]?.hasPrefix("gate ") == true }
+        #expect(lines.contains { $0.attributes["class"] == "gate na" && $0.allText
+            == "Scenario cellular-policy: in the baseline, not run (only the scenarios run are compared)." })
+        let full = GateComparison(report: report, baseline: baseline)
+        let failing = try ParsedElement.parse(Data(try HTMLReport.render(report, trace: [], comparison: full).utf8))
+        #expect(failing.elements("p").contains { $0.attributes["class"] == "gate fail"
+            && $0.allText == "Scenario cellular-policy: in the baseline, not in the run." })
     }
 }

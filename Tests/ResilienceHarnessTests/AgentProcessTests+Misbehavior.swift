@@ -83,4 +83,68 @@ extension AgentProcessTests {
             #expect(await agent.shutdown(timeout: .seconds(30)) == 0)
         }
     }
+
+    /// `large`'s segments from 10 on send 1000 bytes, then stall for good.
+    static func stallLargeSegments(_ configuration: inout OriginConfiguration) {
+        configuration.faultRules = try! FaultRuleSet(rules: [
+            FaultRule(path: "/videos/large/400k/seg1?.ts", fault: .stallBody(afterBytes: 1000, duration: nil))
+        ])
+    }
+
+    /// Downloads `large` until its stalled segments hold 1000 bytes each in their
+    /// `.part`, SIGKILLs the agent, lifts the stall and relaunches it after a crash
+    /// (with `relaunchOptions`) until `large` is finished. Returns the partial segments
+    /// the relaunched agent reported, and the `Range` of the first request for each path
+    /// after the relaunch (`"none"` without one).
+    static func crashWithPartials(
+        _ fixture: AgentFixture, relaunchOptions: [String]
+    ) async throws -> (partials: [AgentPartialSegment], firstRanges: [String: String]) {
+        let (first, log1) = try fixture.launch()
+        _ = try await first.send(.setPath(fixture.wifi))
+        let large = try await first.requestToken(try await fixture.request("large"))
+        #expect(await log1.wait { _ in log1.stored(large).count >= 10 }, "\(log1.stored(large))")
+        try await Task.sleep(for: .seconds(1))  // the stalled segments' first 1000 bytes reach their .part
+        await first.kill()
+        fixture.server.setFaultRules(try FaultRuleSet(rules: []))
+        // The origin stamps requests with CLOCK_MONOTONIC; the killed agent's stalled ones
+        // are logged when their connections close, whenever that is: judge by their start.
+        let relaunch = MonotonicClock().nowNanoseconds
+
+        let (second, log2) = try fixture.launch(["--after", "crash"] + relaunchOptions)
+        #expect(await log2.wait { _ in log2.launched(after: .crash) })
+        _ = try await second.send(.setPath(fixture.wifi))
+        #expect(await log2.wait { _ in log2.isFinished(large) }, "\(log2.events)")
+        #expect(await second.shutdown(timeout: .seconds(30)) == 0)
+        let partials = log2.events.flatMap { event -> [AgentPartialSegment] in
+            if case .partialSegmentsFound(let found) = event { found } else { [] }
+        }
+        var firstRanges: [String: String] = [:]
+        let after = fixture.server.requestLog.filter { $0.startedAtNanoseconds > relaunch }
+        for record in after.sorted(by: { $0.startedAtNanoseconds < $1.startedAtNanoseconds })
+        where firstRanges[record.path] == nil {
+            firstRanges[record.path] = record.range ?? "none"
+        }
+        return (partials, firstRanges)
+    }
+
+    @Test func anHonestAgentReportsItsPartialSegmentsAndResumesThemByRange() async throws {
+        try await withAgentFixture(Self.stallLargeSegments) { fixture in
+            let run = try await Self.crashWithPartials(fixture, relaunchOptions: [])
+            #expect(!run.partials.isEmpty, "no partial segment was reported after the crash")
+            for partial in run.partials {
+                #expect(partial.bytes == 1000 && partial.path.hasPrefix("/videos/large/400k/seg1"), "\(partial)")
+                #expect(run.firstRanges[partial.path] == "bytes=1000-", "\(partial.path): \(run.firstRanges)")
+            }
+        }
+    }
+
+    @Test func restartPartialSegmentsFetchesThemFromByteZero() async throws {
+        try await withAgentFixture(Self.stallLargeSegments) { fixture in
+            let run = try await Self.crashWithPartials(fixture, relaunchOptions: ["--misbehave", "restart-partial-segments"])
+            #expect(!run.partials.isEmpty, "no partial segment was reported after the crash")
+            for partial in run.partials {
+                #expect(run.firstRanges[partial.path] == "none", "\(partial.path): \(run.firstRanges)")
+            }
+        }
+    }
 }

@@ -93,4 +93,41 @@ import Testing
         try baseline.write(to: url)
         #expect(try Baseline.read(from: url) == baseline)
     }
+
+    @Test func anUpdatedBaselineRecordsItsProfileAndTheFileKeepsIt() throws {
+        let updated = Baseline().updated(from: Self.report(ScenarioMetrics(timeToCompleteSeconds: 3)))
+        #expect(updated.profile == "p")
+        #expect(try Baseline.decode(updated.encoded()).profile == "p")
+        #expect(try Baseline.decode(Data(#"{"schemaVersion": 1, "scenarios": {}}"#.utf8)).profile == nil)
+    }
+
+    /// `bench run` without `--baseline`: the default file only when made with the same profile.
+    @Test func theDefaultBaselineIsUsedOnlyForItsOwnProfile() throws {
+        let directory = NSTemporaryDirectory() + "deadzone-baseline-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/baseline.json"
+        guard case .none(let missing) = Baseline.defaultChoice(for: "p", at: path) else {
+            Issue.record("a missing file was used")
+            return
+        }
+        #expect(missing == "there is no default baseline at \(path)")
+        try Baseline(scenarios: [:]).write(to: URL(fileURLWithPath: path))
+        guard case .none(let unnamed) = Baseline.defaultChoice(for: "p", at: path) else {
+            Issue.record("a baseline without a profile was used")
+            return
+        }
+        #expect(unnamed.contains("does not say which profile it was made with"))
+        let mine = Baseline(profile: "p", scenarios: ["outage": [:]])
+        try mine.write(to: URL(fileURLWithPath: path))
+        #expect(Baseline.defaultChoice(for: "p", at: path) == .use(mine, path: path))
+        #expect(Baseline.defaultChoice(for: "other", at: path)
+            == .none(reason: "the default baseline \(path) was made with profile p, this run used other"))
+        try Data("{".utf8).write(to: URL(fileURLWithPath: path))
+        guard case .none(let broken) = Baseline.defaultChoice(for: "p", at: path) else {
+            Issue.record("a broken file was used")
+            return
+        }
+        #expect(broken.contains("is not a Deadzone baseline"), "\(broken)")
+    }
 }

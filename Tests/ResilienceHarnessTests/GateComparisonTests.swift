@@ -130,4 +130,38 @@ import Testing
         #expect(gate.newMetrics.map(\.metric) == ["bytes_cellular"])
         #expect(gate.passed)
     }
+
+    /// `bench gate --scenario outage` against a baseline that also has `crash`.
+    @Test func aPartialRunComparesOnlyTheScenariosItRan() {
+        var baseline = Self.baseline
+        baseline.scenarios["crash"] = ["time_to_complete_s": MetricBaseline(value: 1, tolerance: 0, direction: .lowerIsBetter)]
+        let full = GateComparison(report: Self.report(metrics: Self.good), baseline: baseline)
+        #expect(!full.passed && full.missingScenarios == ["crash"])
+        let partial = GateComparison(report: Self.report(metrics: Self.good), baseline: baseline, onlyScenariosRun: true)
+        #expect(partial.passed)
+        #expect(partial.missingScenarios.isEmpty && partial.scenariosNotRun == ["crash"])
+        #expect(partial.lines(baselinePath: "b.json") == [
+            "gate: PASS against b.json",
+            "  compared only     the scenarios run (outage); not run, not judged: crash",
+            "gate: no failure; 3 metrics within tolerance",
+        ])
+        var slow = Self.good
+        slow.timeToCompleteSeconds = 60
+        #expect(!GateComparison(report: Self.report(metrics: slow), baseline: baseline, onlyScenariosRun: true).passed,
+                "the scenarios run are still gated")
+    }
+
+    @Test func updatingTheBaselineIsRefusedOnlyForAFailingRun() throws {
+        var slow = Self.good
+        slow.timeToCompleteSeconds = 60
+        #expect(GateComparison(report: Self.report(metrics: slow), baseline: Self.baseline)
+            .updateRefusal(baselinePath: "b.json") == nil, "a regression is what updating accepts")
+        let failed = GateComparison(report: Self.report(.failed, metrics: Self.good), baseline: Self.baseline)
+        let refusal = try #require(failed.updateRefusal(baselinePath: "b.json"))
+        #expect(refusal.first == "  property failed   outage / auto-suspend-on-disconnect: 2 downloads failed")
+        #expect(refusal.last == "gate: FAIL: --update-baseline refused (1 property failure): a baseline is recorded "
+            + "from a passing run only; b.json is unchanged. Fix the failure, then update.")
+        let erred = GateComparison(report: Self.report(metrics: Self.good, error: "time limit"), baseline: Self.baseline)
+        #expect(erred.updateRefusal(baselinePath: "b.json")?.contains("  scenario error    outage: time limit") == true)
+    }
 }

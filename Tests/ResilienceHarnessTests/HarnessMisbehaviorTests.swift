@@ -28,6 +28,7 @@ import Testing
         (.ignoreCellularPolicy, "cellular-policy"),
         (.failOnOutage, "auto-suspend-on-disconnect"),
         (.refetchAfterCrash, "crash-recovery"),
+        (.restartPartialSegments, "crash-recovery"),
         (.backgroundBeforeLicense, "license-before-background"),
     ]
 
@@ -46,5 +47,10 @@ import Testing
         #expect(failed == [misbehavior.brokenProperty], "verdicts:\n\(summaries.joined(separator: "\n"))")
         let broken = try #require(result.verdicts.first { $0.property == misbehavior.brokenProperty })
         #expect(!broken.evidence.isEmpty, "a failed verdict must carry its evidence")
+        if misbehavior == .restartPartialSegments {
+            // Caught by the Range rule: a partial segment fetched again from byte 0.
+            #expect(broken.evidence.contains { $0.text.contains("asked no Range (from byte 0)") },
+                    "\(broken.evidence.map(\.text))")
+        }
     }
 }

@@ -69,6 +69,72 @@ import Testing
         expectEvidence(verdict, at: 11.5, contains: "found downloading → suspended(network) after 0.500 s")
     }
 
+    /// The agent relaunched at 11 s reports the 400 bytes of seg2 left in its `.part`.
+    func crashWithPartial(byteRange: String? = nil, bytes: Int64 = 400) -> TraceBuilder {
+        var b = crash(after: .crash)
+        b.partials([AgentPartialSegment(
+            download: "d1", stream: "video", index: 2, path: "/videos/clear/400k/seg2.ts", bytes: bytes,
+            byteRange: byteRange)], at: 11)
+        return b
+    }
+
+    @Test func aPartialSegmentResumedFromItsPartPasses() {
+        var b = crashWithPartial()
+        b.origin("/videos/clear/400k/seg2.ts", bytes: 600, range: "bytes=400-", at: 13, duration: 1)
+        b.state("d1", .downloaded, at: 14)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .passed, "\(verdict.evidence)")
+        #expect(verdict.summary.contains("1 partial segment resumed by Range"), "\(verdict.summary)")
+        expectEvidence(verdict, at: 12, contains: "origin GET /videos/clear/400k/seg2.ts with Range bytes=400- resumed the 400 bytes")
+    }
+
+    /// The audit's gap: a `.part` fetched again from byte 0 (no Range, or the wrong one) must fail.
+    @Test(arguments: [nil, "bytes=0-", "bytes=200-"])
+    func aPartialSegmentFetchedAgainFromElsewhereFails(_ range: String?) {
+        var b = crashWithPartial()
+        b.origin("/videos/clear/400k/seg2.ts", bytes: 1000, range: range, at: 13, duration: 1)
+        b.origin("/videos/clear/400k/seg2.ts", bytes: 600, range: "bytes=400-", at: 13.5, duration: 0.2)
+        b.state("d1", .downloaded, at: 14)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .failed)
+        let asked = range.map { "Range \($0)" } ?? "no Range (from byte 0)"
+        expectEvidence(verdict, at: 12, contains: "origin GET /videos/clear/400k/seg2.ts asked \(asked) after 400 bytes "
+            + "of /videos/clear/400k/seg2.ts found in the .part of download d1 at the launch after crash at 11.000 s; "
+            + "it must resume with Range bytes=400-")
+        #expect(verdict.evidence.count == 1, "only the first request after the launch is judged")
+    }
+
+    @Test func aByteRangeSegmentResumesWithinItsOwnRange() {
+        var good = crashWithPartial(byteRange: "bytes=1000-1999", bytes: 300)
+        good.origin("/videos/clear/400k/seg2.ts", bytes: 700, range: "bytes=1300-1999", at: 13, duration: 1)
+        good.state("d1", .downloaded, at: 14)
+        #expect(evaluate(id, good).outcome == .passed)
+        var bad = crashWithPartial(byteRange: "bytes=1000-1999", bytes: 300)
+        bad.origin("/videos/clear/400k/seg2.ts", bytes: 1000, range: "bytes=1000-1999", at: 13, duration: 1)
+        bad.state("d1", .downloaded, at: 14)
+        let verdict = evaluate(id, bad)
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 12, contains: "it must resume with Range bytes=1300-1999")
+    }
+
+    @Test func fewerCrashesThanTheScenarioMustMakeFails() {
+        var b = crash(after: .crash)
+        b.state("d1", .downloaded, at: 14)
+        let short = evaluate(id, b, PropertyContext(minimumCrashRestarts: 2))
+        #expect(short.outcome == .failed)
+        #expect(short.summary.contains("1 kill and relaunch (1 after a crash or memory pressure, 0 after a force-quit or reboot)"), "\(short.summary)")
+        expectEvidence(short, at: 14, contains: "only 1 kill followed by a launch after a crash or memory pressure; "
+            + "this scenario must make at least 2")
+        let enough = evaluate(id, b, PropertyContext(minimumCrashRestarts: 1))
+        #expect(enough.outcome == .passed)
+        expectEvidence(enough, at: 14, contains: "1 kill followed by a launch after a crash or memory pressure (at least 1 required)")
+        var forceQuit = crash(after: .userForceQuit)
+        forceQuit.state("d1", .failed, at: 11.2)
+        #expect(evaluate(id, forceQuit).outcome == .passed)
+        #expect(evaluate(id, forceQuit, PropertyContext(minimumCrashRestarts: 1)).outcome == .failed,
+                "a force-quit relaunch does not count as a crash")
+    }
+
     @Test func noKillIsNotApplicable() {
         var b = TraceBuilder()
         b.request("d1", video: "clear", at: 0)

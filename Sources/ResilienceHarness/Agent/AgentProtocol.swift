@@ -124,6 +124,10 @@ public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable 
     /// After a crash, throws away every stored segment so the engine fetches the whole
     /// video again (breaks `crash-recovery`).
     case refetchAfterCrash = "refetch-after-crash"
+    /// After a crash (or a kill for memory), throws away the `.part` file of every
+    /// partial segment, so the engine fetches each from byte 0 instead of resuming it
+    /// with Range (breaks `crash-recovery`).
+    case restartPartialSegments = "restart-partial-segments"
     /// Answers `prepareForBackground` at once without finishing license exchanges
     /// (breaks `license-before-background`).
     case backgroundBeforeLicense = "background-before-license"
@@ -133,7 +137,7 @@ public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable 
         switch self {
         case .ignoreCellularPolicy: "cellular-policy"
         case .failOnOutage: "auto-suspend-on-disconnect"
-        case .refetchAfterCrash: "crash-recovery"
+        case .refetchAfterCrash, .restartPartialSegments: "crash-recovery"
         case .backgroundBeforeLicense: "license-before-background"
         }
     }

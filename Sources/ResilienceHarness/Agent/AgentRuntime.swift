@@ -37,14 +37,26 @@ public final class AgentRuntime: Sendable {
     /// Runs the agent until stdin ends or a `shutdown` request, and returns the exit
     /// status (0). Called once per process, by `bench agent`, from its main task.
     ///
-    /// Start-up: the misbehaviour's storage step (`refetchAfterCrash`), the engine on
-    /// `options.initialPath`, `start(after:)`, then `AgentEvent.launched`; the events
-    /// the engine reports while starting follow it. At the end the engine shuts down,
-    /// its last events are written, then the reply to `shutdown`.
+    /// Start-up: the partial segments found on disk (`AgentPartials`), the
+    /// misbehaviour's storage step (`refetchAfterCrash`, `restartPartialSegments`), the
+    /// engine on `options.initialPath`, `start(after:)`, then `AgentEvent.launched` and
+    /// `AgentEvent.partialSegmentsFound`; the events the engine reports while starting
+    /// follow them. At the end the engine shuts down, its last events are written,
+    /// then the reply to `shutdown`.
     /// - Throws: when the storage directory or the index cannot be opened.
     public static func run(options: AgentOptions) async throws -> Int32 {
         signal(SIGPIPE, SIG_IGN)  // a vanished harness shows as write errors, then end of input
         try FileManager.default.createDirectory(atPath: options.storageDirectory, withIntermediateDirectories: true)
+        let partials: [AgentPartials.Found]
+        var scanError: String?
+        do { partials = try await AgentPartials.scan(storageDirectory: options.storageDirectory) } catch {
+            partials = []
+            scanError = "cannot list the partial segments before the engine starts: \(error)"
+        }
+        if options.misbehavior == .restartPartialSegments, [.crash, .memoryPressure].contains(options.after) {
+            let deleted = AgentMisbehavior.discardPartialSegments(partials)
+            AgentLog.write("restart-partial-segments: deleted \(deleted) .part files")
+        }
         if options.misbehavior == .refetchAfterCrash, options.after == .crash {
             let deleted = try await AgentMisbehavior.discardStoredSegments(storageDirectory: options.storageDirectory)
             AgentLog.write("refetch-after-crash: deleted \(deleted) stored segment files")
@@ -54,6 +66,8 @@ public final class AgentRuntime: Sendable {
         await engine.start(after: options.after)
         let runtime = AgentRuntime(options: options, engine: engine, feed: feed, output: AgentOutput())
         runtime.output.event(.launched(pid: getpid(), after: options.after))
+        runtime.output.event(.partialSegmentsFound(partials.map(\.segment)))
+        if let scanError { runtime.output.event(.error(download: nil, message: scanError)) }
         let relay = Task { await runtime.relayEvents() }
         AgentLog.write("started on \(options.storageDirectory) after \(options.after)")
         for await line in AgentInput.lines() {

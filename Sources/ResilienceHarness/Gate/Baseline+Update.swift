@@ -8,11 +8,13 @@ extension Baseline {
     /// a new one gets `MetricBaseline.defaultPolicy(for:)`, and a metric the run no
     /// longer produces is dropped. Scenarios the run did not have are kept unchanged,
     /// so updating from a partial run loses nothing; delete a scenario by hand to
-    /// retire it. Scenarios that failed or erred are updated too: the caller decides
-    /// whether to accept a failing run (`bench gate --update-baseline` writes it and still fails).
+    /// retire it. The baseline records the run's profile name. Scenarios that failed or
+    /// erred are updated too: the caller decides whether to accept a failing run
+    /// (`bench gate --update-baseline` refuses one: see `GateComparison.updateRefusal`).
     public func updated(from report: RunReport) -> Baseline {
         var next = self
         next.schemaVersion = Self.currentSchemaVersion
+        next.profile = report.run.profile
         for scenario in report.scenarios {
             let old = scenarios[scenario.name] ?? [:]
             var metrics: [String: MetricBaseline] = [:]

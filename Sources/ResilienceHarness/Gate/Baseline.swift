@@ -11,12 +11,17 @@ public struct Baseline: Sendable, Hashable, Codable {
     public static let currentSchemaVersion = 1
 
     public var schemaVersion: Int
+    /// The name of the profile of the run it was last updated from; nil in a file
+    /// written before it was recorded. `bench run` compares with the default baseline
+    /// only when its profile has this name.
+    public var profile: String?
     /// Per scenario name, per metric name (the names of `ScenarioMetrics.figures`).
     public var scenarios: [String: [String: MetricBaseline]]
 
     /// Creates a baseline in the current schema version.
-    public init(scenarios: [String: [String: MetricBaseline]] = [:]) {
+    public init(profile: String? = nil, scenarios: [String: [String: MetricBaseline]] = [:]) {
         schemaVersion = Self.currentSchemaVersion
+        self.profile = profile
         self.scenarios = scenarios
     }
 }

@@ -14,6 +14,11 @@ extension GateComparison {
         func add(_ label: String, _ text: String) {
             lines.append("  " + label.padding(toLength: 17, withPad: " ", startingAt: 0) + " " + text)
         }
+        if !scenariosNotRun.isEmpty {
+            let ran = Set(metrics.map(\.scenario)).union(propertyFailures.map(\.scenario)).sorted()
+            add("compared only", "the scenarios run (\(ran.joined(separator: ", "))); not run, not judged: "
+                + scenariosNotRun.joined(separator: ", "))
+        }
         for failure in propertyFailures {
             add("property failed", "\(failure.scenario) / \(failure.property): \(failure.summary)")
         }
@@ -32,6 +37,24 @@ extension GateComparison {
             add("improved", "\(row.scenario) / \(row.metric): \(row.change) (--update-baseline to keep it)")
         }
         lines.append("gate: " + tally)
+        return lines
+    }
+
+    /// Why `bench gate --update-baseline` must not write a baseline from this run: one
+    /// line per failed property and per scenario error, then what was refused; nil when
+    /// the run has neither (regressions do not refuse: updating accepts them).
+    public func updateRefusal(baselinePath: String) -> [String]? {
+        guard !propertyFailures.isEmpty || !scenarioErrors.isEmpty else { return nil }
+        var lines: [String] = []
+        for failure in propertyFailures {
+            lines.append("  property failed   \(failure.scenario) / \(failure.property): \(failure.summary)")
+        }
+        for error in scenarioErrors { lines.append("  scenario error    \(error.scenario): \(error.message)") }
+        func count(_ n: Int, _ noun: String) -> String? { n == 0 ? nil : "\(n) \(noun)\(n == 1 ? "" : "s")" }
+        let what = [count(propertyFailures.count, "property failure"), count(scenarioErrors.count, "scenario error")]
+            .compactMap { $0 }.joined(separator: " and ")
+        lines.append("gate: FAIL: --update-baseline refused (\(what)): a baseline is recorded from a passing run only; "
+            + "\(baselinePath) is unchanged. Fix the failure, then update.")
         return lines
     }
 

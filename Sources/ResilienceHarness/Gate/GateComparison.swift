@@ -15,11 +15,17 @@ public struct GateComparison: Sendable, Hashable, Codable {
     /// One row per metric of the run or of the baseline, for every scenario the run has,
     /// in report order then by metric name.
     public var metrics: [MetricComparison]
-    /// Scenarios of the baseline that the run does not have, sorted.
+    /// Scenarios of the baseline that the run does not have, sorted: they fail the gate
+    /// (empty when only the scenarios run are compared).
     public var missingScenarios: [String]
+    /// Scenarios of the baseline that the run does not have when only the scenarios
+    /// run are compared (`bench gate --scenario X`), sorted: listed, never failing.
+    public var scenariosNotRun: [String]
 
-    /// Compares `report` with `baseline`.
-    public init(report: RunReport, baseline: Baseline) {
+    /// Compares `report` with `baseline`. With `onlyScenariosRun` (the run chose its
+    /// scenarios, e.g. `--scenario`), the baseline's other scenarios are listed in
+    /// `scenariosNotRun` instead of failing as `missingScenarios`.
+    public init(report: RunReport, baseline: Baseline, onlyScenariosRun: Bool = false) {
         propertyFailures = report.scenarios.flatMap { scenario in
             scenario.verdicts.filter(\.failed).map {
                 PropertyFailure(scenario: scenario.name, property: $0.property, summary: $0.summary)
@@ -36,7 +42,9 @@ public struct GateComparison: Sendable, Hashable, Codable {
             }
         }
         let ran = Set(report.scenarios.map(\.name))
-        missingScenarios = baseline.scenarios.keys.filter { !ran.contains($0) }.sorted()
+        let notRun = baseline.scenarios.keys.filter { !ran.contains($0) }.sorted()
+        missingScenarios = onlyScenariosRun ? [] : notRun
+        scenariosNotRun = onlyScenariosRun ? notRun : []
     }
 
     /// Metrics worse than the baseline beyond their allowance.

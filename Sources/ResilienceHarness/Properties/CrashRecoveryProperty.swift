@@ -9,30 +9,42 @@ extension Property {
     ///   was `requested`, `downloading`, `suspended` or `downloaded` at the kill ends
     ///   `downloaded` (unless the user canceled or deleted it later); and no origin
     ///   request that starts after the kill (and before the next kill) is for a path
-    ///   stored (`.agent(.segmentStored)`) before the kill. A ranged request for a
-    ///   segment not stored (resuming its `.part`) is fine. Paths stored by several
+    ///   stored (`.agent(.segmentStored)`) before the kill. Paths stored by several
     ///   segments (byte-range media) are not judged: the trace does not say which
-    ///   range a stored segment was.
+    ///   range a stored segment was. And every segment the agent found partly stored
+    ///   at that launch (`.agent(.partialSegmentsFound)`, bytes > 0) is resumed: the
+    ///   first request for it after the kill asks for `Range: bytes=<bytes>-` (the rest
+    ///   of its own range for a byte-range segment), not for byte 0 again (one not
+    ///   requested again before the next kill is only listed).
     /// - after a launch after `userForceQuit` or `rebootWhileSuspended`: every download
     ///   in flight at the kill (`downloading` or `suspended`) is, as its first change
     ///   after the launch, `→ failed` within `forceQuitBound`.
+    /// - with `context.minimumCrashRestarts` > 0, the trace has at least that many kills
+    ///   followed by a launch after `crash` or `memoryPressure` (a scenario that exists
+    ///   to crash several times sets it, so that a run that killed fewer cannot pass).
     /// Byte-identity with the origin is `integrity`'s to judge.
     public static let crashRecovery = Property(
         id: "crash-recovery",
-        description: "After a kill and relaunch, downloads complete without fetching stored segments again, "
-            + "or fail at once after a force-quit or reboot."
+        description: "After a kill and relaunch, downloads complete without fetching stored segments again and resume "
+            + "partial ones by Range, or fail at once after a force-quit or reboot."
     ) { trace, context in
         var rule = CrashRecoveryRule(trace: trace, context: context)
         return rule.judge()
     }
 }
 
-private struct CrashRecoveryRule {
+/// The walk behind `crash-recovery`; the Range rule is in `CrashRecoveryProperty+Range.swift`.
+struct CrashRecoveryRule {
     let trace: ScenarioTrace
     let context: PropertyContext
     var findings = PropertyFindings("crash-recovery")
     var judgedCompletion: Set<String> = []
     var refetchedBytes = 0
+    /// Relaunches after a crash or memory pressure, and after a force-quit or reboot.
+    var crashRestarts = 0
+    var lostRestarts = 0
+    /// Partial segments resumed with the right Range.
+    var rangeResumes = 0
 
     mutating func judge() -> Verdict {
         for (index, restart) in trace.restarts.enumerated() {
@@ -42,17 +54,36 @@ private struct CrashRecoveryRule {
             }
             findings.checkedOne()
             if launch.after.losesDownloadsInFlight {
+                lostRestarts += 1
                 judgeLost(restart.kill, launch)
             } else {
+                if launch.after != .clean { crashRestarts += 1 }
                 judgeResumed(restart: index, restart.kill, launch)
             }
         }
-        let restarts = Wording.count(findings.checked, "kill and relaunch")
+        let relaunches = findings.checked
+        judgeCount()
+        let restarts = Wording.count(relaunches, "kill and relaunch", plural: "kills and relaunches")
+            + " (\(crashRestarts) after a crash or memory pressure, \(lostRestarts) after a force-quit or reboot)"
         return findings.verdict(
-            passed: "Recovery held over \(restarts): \(refetchedBytes) bytes of stored segments fetched again.",
+            passed: "Recovery held over \(restarts): \(refetchedBytes) bytes of stored segments fetched again, "
+                + "\(Wording.count(rangeResumes, "partial segment")) resumed by Range.",
             failed: "\(Wording.count(findings.violations.count, "violation")) over \(restarts); first: "
                 + "\(Wording.first(findings)).",
             notApplicable: "The agent was never killed and launched again.")
+    }
+
+    /// `minimumCrashRestarts`: a scenario that must crash several times did.
+    private mutating func judgeCount() {
+        let minimum = context.minimumCrashRestarts
+        guard minimum > 0 else { return }
+        let made = "\(Wording.count(crashRestarts, "kill")) followed by a launch after a crash or memory pressure"
+        if crashRestarts < minimum {
+            findings.checkedOne()
+            findings.violation(trace.end, "only \(made); this scenario must make at least \(minimum)")
+        } else {
+            findings.support(trace.end, "\(made) (at least \(minimum) required)")
+        }
     }
 
     // MARK: After a crash: resume and complete, no re-fetch
@@ -66,6 +97,7 @@ private struct CrashRecoveryRule {
             judgeCompletion(download, kill: kill, launch: launch)
         }
         judgeRefetches(restart: index, kill, launch)
+        judgeRangeResumes(restart: index, kill, launch)
     }
 
     private mutating func judgeCompletion(_ download: TracedDownload, kill: TracedKill, launch: TracedLaunch) {

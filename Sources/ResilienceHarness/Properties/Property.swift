@@ -31,7 +31,7 @@ public enum Properties {
     /// Every property, in the order reports list them.
     public static let all: [Property] = [
         .autoSuspendOnDisconnect, .cellularPolicy, .crashRecovery, .licenseBeforeBackground,
-        .legalTransitions, .monotonicProgress, .integrity, .cancelDeleteClean,
+        .legalTransitions, .monotonicProgress, .integrity, .cancelDeleteClean, .pauseHolds,
         .expiredRentalRefusesPlayback, .boundedRetries, .offlinePlayback,
     ]
 

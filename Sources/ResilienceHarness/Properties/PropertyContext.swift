@@ -26,12 +26,22 @@ public struct PropertyContext: Sendable, Hashable {
     /// Slack when comparing an expiration with the wall clock derived from trace time
     /// (the two processes' clocks, and the derivation, are not exact).
     public var expiryTolerance: Duration
+    /// How soon after the user pauses a running download it must be `suspended(user)`.
+    public var pauseBound: Duration
+    /// How long after a pause took effect a request may still reach the origin: one
+    /// the engine sent just before it, still crossing the link's delay. Requests that
+    /// start later, while paused, break `pause-holds`.
+    public var pauseGrace: Duration
+    /// The fewest kills followed by a launch after a crash or memory pressure the trace
+    /// must have (0: no minimum). The runner sets it from `Scenario.minimumCrashRestarts`.
+    public var minimumCrashRestarts: Int
 
     /// Creates a context; every bound has its default.
     public init(
         suspendBound: Duration = .seconds(15), resumeBound: Duration = .seconds(15),
         forceQuitBound: Duration = .seconds(5), maximumRequestsPerOutage: Int = 20,
-        hashManifest: [String: String] = [:], epochWallClock: Date? = nil, expiryTolerance: Duration = .seconds(1)
+        hashManifest: [String: String] = [:], epochWallClock: Date? = nil, expiryTolerance: Duration = .seconds(1),
+        pauseBound: Duration = .seconds(5), pauseGrace: Duration = .seconds(1), minimumCrashRestarts: Int = 0
     ) {
         self.suspendBound = suspendBound
         self.resumeBound = resumeBound
@@ -40,5 +50,8 @@ public struct PropertyContext: Sendable, Hashable {
         self.hashManifest = hashManifest
         self.epochWallClock = epochWallClock
         self.expiryTolerance = expiryTolerance
+        self.pauseBound = pauseBound
+        self.pauseGrace = pauseGrace
+        self.minimumCrashRestarts = minimumCrashRestarts
     }
 }

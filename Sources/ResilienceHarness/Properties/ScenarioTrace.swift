@@ -42,6 +42,8 @@ public struct ScenarioTrace: Sendable {
     public let inspections: [TracedInspection]
     /// See `progress`.
     public let segmentsStored: [TracedSegment]
+    /// Every segment the agent reported partly stored at a launch (`.agent(.partialSegmentsFound)`).
+    public let partialSegments: [TracedPartialSegment]
     /// Every `.harness(.userAction)` (pause, resume, cancel, delete), refused ones included.
     public let userActions: [TracedUserAction]
     /// Every `.harness(.note)`.
@@ -72,6 +74,7 @@ public struct ScenarioTrace: Sendable {
         progress = builder.progress
         inspections = builder.inspections
         segmentsStored = builder.segmentsStored
+        partialSegments = builder.partialSegments
         userActions = builder.userActions
         notes = builder.notes
     }

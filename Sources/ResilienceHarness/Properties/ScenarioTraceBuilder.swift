@@ -20,6 +20,7 @@ struct ScenarioTraceBuilder {
     var progress: [TracedProgress] = []
     var inspections: [TracedInspection] = []
     var segmentsStored: [TracedSegment] = []
+    var partialSegments: [TracedPartialSegment] = []
     var userActions: [TracedUserAction] = []
     var notes: [TracedNote] = []
 
@@ -72,6 +73,12 @@ struct ScenarioTraceBuilder {
             licenseFailures.append(TracedDownloadNote(t: t, download: download, detail: reason))
         case .inspected(let inspection):
             inspections.append(TracedInspection(t: t, inspection: inspection))
+        case .partialSegmentsFound(let found):
+            partialSegments += found.map {
+                TracedPartialSegment(
+                    t: t, download: $0.download, stream: $0.stream, index: $0.index,
+                    path: OriginPath.normalized($0.path), bytes: $0.bytes, byteRange: $0.byteRange)
+            }
         case .licenseRenewed, .finished, .evicted, .error:
             break
         }

@@ -124,3 +124,19 @@ public struct TracedNote: Sendable, Hashable {
     public var t: UInt64
     public var text: String
 }
+
+/// A segment the agent found partly stored when it launched
+/// (`.agent(.partialSegmentsFound)`): the engine must resume it with Range.
+public struct TracedPartialSegment: Sendable, Hashable {
+    /// When the agent reported it (right after its launch).
+    public var t: UInt64
+    public var download: String
+    public var stream: String
+    public var index: Int
+    /// The origin path, without query.
+    public var path: String
+    /// The bytes kept in its `.part` file.
+    public var bytes: Int64
+    /// Its own range of `path` (`bytes=a-b`), nil for a whole resource.
+    public var byteRange: String?
+}

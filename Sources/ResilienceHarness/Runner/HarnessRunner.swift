@@ -131,6 +131,7 @@ struct ScenarioRun {
         var bounds = options.bounds
         bounds.hashManifest = manifest
         bounds.epochWallClock = collector.epochWallClock
+        bounds.minimumCrashRestarts = scenario.minimumCrashRestarts
         var metrics = ScenarioMetrics.measure(trace)
         let peak = await context.peakRSSBytes
         metrics.agentPeakRSSBytes = peak > 0 ? peak : nil

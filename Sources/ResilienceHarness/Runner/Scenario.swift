@@ -19,15 +19,20 @@ public struct Scenario: Sendable {
     /// Whether the profile's own timeline plays under the script (interfaces start as
     /// the profile says); otherwise every interface starts down and the script rules.
     public var playsProfile: Bool
+    /// The fewest kills followed by a launch after a crash or memory pressure the
+    /// scenario must make (`PropertyContext.minimumCrashRestarts`); 0: no minimum.
+    public var minimumCrashRestarts: Int
     /// The script; throws `ScenarioError` when a trigger never comes.
     public var script: @Sendable (ScenarioContext) async throws -> Void
 
     /// Creates a scenario.
     public init(
         name: String, summary: String, asserts: [String], focus: InterfaceKind = .wifi, targetSeconds: Double = 8,
-        playsProfile: Bool = false, script: @escaping @Sendable (ScenarioContext) async throws -> Void
+        playsProfile: Bool = false, minimumCrashRestarts: Int = 0,
+        script: @escaping @Sendable (ScenarioContext) async throws -> Void
     ) {
         self.playsProfile = playsProfile
+        self.minimumCrashRestarts = minimumCrashRestarts
         self.name = name
         self.summary = summary
         self.asserts = asserts

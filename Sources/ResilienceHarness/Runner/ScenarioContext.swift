@@ -155,7 +155,9 @@ public actor ScenarioContext {
         }
     }
 
-    /// A user action on a download.
+    /// A user action on a download. Its `.harness(.userAction)` is stamped when the
+    /// user acted, before the app was told (so what the app did about it comes after
+    /// it in the trace), and written once the app answered (with its refusal, if any).
     public func user(_ action: UserAction, _ token: String) async throws {
         let command: AgentCommand = switch action {
         case .pause: .pause(token)
@@ -163,11 +165,12 @@ public actor ScenarioContext {
         case .cancel: .cancel(token)
         case .delete: .delete(token)
         }
+        let t = collector.now
         do {
             try await send(command)
-            collector.harness(.userAction(action: action.rawValue, download: token, error: nil))
+            collector.harness(.userAction(action: action.rawValue, download: token, error: nil), at: t)
         } catch {
-            collector.harness(.userAction(action: action.rawValue, download: token, error: "\(error)"))
+            collector.harness(.userAction(action: action.rawValue, download: token, error: "\(error)"), at: t)
             throw error
         }
     }

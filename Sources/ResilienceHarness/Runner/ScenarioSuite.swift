@@ -77,27 +77,41 @@ public enum ScenarioSuite {
         for token in [notAllowed, allowed] { try await s.inspect(token) }
     }
 
-    /// SIGKILL at seeded points (after a random number of stored segments), relaunch
-    /// told it crashed (once: killed for memory); then a force-quit relaunch, and a
-    /// reboot while the app was suspended in the background.
+    /// SIGKILL at three seeded points (after a random number of segments stored since
+    /// the launch), each during a download, relaunch told it crashed (once: killed for
+    /// memory); then a force-quit relaunch, and a reboot while the app was suspended in
+    /// the background.
     public static let crashRecovery = Scenario(
         name: "crash-recovery",
-        summary: "The app is killed (SIGKILL) three times at seeded points during two downloads and relaunched "
-            + "told it crashed or was killed for memory: both complete byte-exact with no stored segment fetched "
-            + "again; after a force-quit, and after a reboot while suspended in the background, the interrupted "
-            + "download is reported failed at once.",
-        asserts: ["crash-recovery", "integrity", "cancel-delete-clean"]
+        summary: "The app is killed (SIGKILL) three times at seeded points during downloads and relaunched told it "
+            + "crashed or was killed for memory: every download completes byte-exact with no stored segment fetched "
+            + "again and every partial segment resumed by Range; after a force-quit, and after a reboot while "
+            + "suspended in the background, the interrupted download is reported failed at once.",
+        asserts: ["crash-recovery", "integrity", "cancel-delete-clean"], minimumCrashRestarts: 3
     ) { s in
         await s.setInterface(.wifi, up: true)
         try await s.waitForPath([.wifi])
         try await s.launch()
-        let tokens = [try await s.request("clear"), try await s.request("protected")]
+        var tokens = [try await s.request("clear"), try await s.request("protected")]
+        // Started when the others finished before a seeded point, so that every kill
+        // lands during a download.
+        var spares = ["large", ScenarioNetwork.extraLarge][...]
         for round in 1...3 {
             let segments = await s.random(2...6)
+            let current = tokens
             try await s.wait("\(segments) segments stored (crash \(round))") { live in
-                live.segmentsSinceLaunch >= segments || tokens.allSatisfy { live.states[$0] == .downloaded }
+                live.segmentsSinceLaunch >= segments || current.allSatisfy { [.downloaded, .failed].contains(live.states[$0]) }
             }
-            guard await !s.allSettled(tokens) else { break }
+            var point = "\(segments) segments stored since the launch"
+            if await s.allSettled(tokens), let spare = spares.popFirst() {
+                let token = try await s.request(spare)
+                tokens.append(token)
+                try await s.wait("\(spare): 2 segments stored (crash \(round))") { live in
+                    (live.segments[token] ?? 0) >= 2 || [.downloaded, .failed].contains(live.states[token])
+                }
+                point = "the downloads finished early; 2 segments into \(spare)"
+            }
+            await s.note("crash \(round) of 3: SIGKILL after \(point)")
             try await s.crashAndRelaunch(round == 2 ? .memoryPressure : .crash)
         }
         try await s.waitSettled(tokens)
@@ -142,25 +156,33 @@ public enum ScenarioSuite {
         for token in tokens { try await s.inspect(token) }
     }
 
-    /// Cancel, delete, the offline package with no network, and a rental that expires.
+    /// Pause and resume, cancel, delete, the offline package with no network, and a
+    /// rental that expires.
     public static let housekeeping = Scenario(
         name: "housekeeping",
-        summary: "A download is cancelled mid-way and two are deleted (nothing may be left behind), a finished "
-            + "package is opened with every interface down (it must play), and a 12 s rental is opened after it "
-            + "expired (it must refuse to play).",
-        asserts: ["cancel-delete-clean", "offline-playback", "expired-rental-refuses-playback", "integrity"]
+        summary: "A download is paused mid-way (no segment of it may be fetched while paused) and resumed (it must "
+            + "complete byte-exact), one is cancelled mid-way and two are deleted (nothing may be left behind), a "
+            + "finished package is opened with every interface down (it must play), and a 12 s rental is opened "
+            + "after it expired (it must refuse to play).",
+        asserts: ["pause-holds", "cancel-delete-clean", "offline-playback", "expired-rental-refuses-playback", "integrity"]
     ) { s in
         await s.setInterface(.wifi, up: true)
         try await s.waitForPath([.wifi])
         try await s.launch()
         let kept = try await s.request("clear")
         let canceled = try await s.request("http-key")
+        try await s.wait("clear at 15 %") { $0.progress(kept) >= 0.15 }
+        try await s.user(.pause, kept)
+        try await s.wait("clear paused", timeout: .seconds(15)) { $0.states[kept] == .suspended(.user) }
+        let resumeAt = ContinuousClock.now + .seconds(4)
         try await s.wait("http-key at 20 %") { $0.progress(canceled) >= 0.2 || $0.states[canceled] == .downloaded }
         try await s.user(.cancel, canceled)
         try await s.wait("the cancelled download to be gone", timeout: .seconds(30)) {
             $0.states[canceled] == .notDownloaded
         }
         try await s.inspect(canceled)
+        if ContinuousClock.now < resumeAt { try await s.hold(resumeAt - ContinuousClock.now) }
+        try await s.user(.resume, kept)
         try await s.waitSettled([kept])
         let rentalStart = ContinuousClock.now
         let rental = try await s.request("protected", rentalSeconds: 12)

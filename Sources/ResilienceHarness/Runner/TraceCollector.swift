@@ -49,9 +49,10 @@ public final class TraceCollector: EventSink, Sendable {
     /// A copy of the live view.
     public var live: LiveState { state.withLock { $0.live } }
 
-    /// Records what the harness did, now.
-    public func harness(_ event: HarnessEvent) {
-        append(TraceEntry(t: now, .harness(event)))
+    /// Records what the harness did, now, or at `t` (nanoseconds since the epoch, from
+    /// `now`) when it is written after the fact.
+    public func harness(_ event: HarnessEvent, at t: UInt64? = nil) {
+        append(TraceEntry(t: t ?? now, .harness(event)))
     }
 
     /// Records what the agent reported, stamped by the agent at `monotonic` nanoseconds.
@@ -140,7 +141,8 @@ public struct LiveState: Sendable {
             segmentsSinceLaunch += 1
         case let .finished(download, _):
             finished.insert(download)
-        case .launched, .licenseAcquired, .licenseRenewed, .licenseFailed, .evicted, .error, .inspected:
+        case .launched, .licenseAcquired, .licenseRenewed, .licenseFailed, .evicted, .error, .inspected,
+            .partialSegmentsFound:
             break
         }
     }

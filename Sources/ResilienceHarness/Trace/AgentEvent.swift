@@ -24,6 +24,11 @@ public enum AgentEvent: Sendable, Hashable, Codable {
     case evicted(download: String)
     /// An engine error event.
     case error(download: String?, message: String)
+    /// At launch, what the agent found before its engine started: every segment whose
+    /// bytes are partly in a `.part` file, as the engine's start-up reconciliation
+    /// (`PackageFiles.reconcile`) sees them. The engine must resume each with a Range
+    /// request from `bytes`. Written right after `launched`; empty when there are none.
+    case partialSegmentsFound([AgentPartialSegment])
     /// The agent's answer to what it found when asked (`AgentCommand.inspect`):
     /// files and license of a download, and whether the offline video plays.
     case inspected(AgentInspection)
@@ -62,5 +67,29 @@ public struct AgentInspection: Sendable, Hashable, Codable {
         self.playable = playable
         self.unplayableReason = unplayableReason
         self.segmentHashes = segmentHashes
+    }
+}
+
+/// A segment the agent found partly stored at launch (`AgentEvent.partialSegmentsFound`).
+public struct AgentPartialSegment: Sendable, Hashable, Codable {
+    public var download: String
+    public var stream: String
+    public var index: Int
+    /// The origin path it is fetched from (e.g. `/videos/clear/400k/seg3.ts`).
+    public var path: String
+    /// The bytes in its `.part` file that the engine keeps (more than 0).
+    public var bytes: Int64
+    /// The segment's own `Range` header when it is a byte range of `path`
+    /// (`bytes=a-b`); nil for a whole resource.
+    public var byteRange: String?
+
+    /// Creates a report of one partial segment.
+    public init(download: String, stream: String, index: Int, path: String, bytes: Int64, byteRange: String? = nil) {
+        self.download = download
+        self.stream = stream
+        self.index = index
+        self.path = path
+        self.bytes = bytes
+        self.byteRange = byteRange
     }
 }

@@ -12,8 +12,10 @@ struct GateCommand: AsyncParsableCommand {
         discussion: """
             Runs the scenarios like `bench run`, then compares every metric with the baseline file: a metric \
             worse than its baseline beyond the tolerance set for it in that file is a regression. Prints what \
-            regressed. --update-baseline rewrites the file from this run (keeping each metric's tolerance) \
-            instead of gating on it; property failures still fail.
+            regressed. With --scenario, only the scenarios run are compared (the baseline's others are \
+            listed, not failed). --update-baseline rewrites the file from this run (keeping each metric's \
+            tolerance) instead of gating on it, and refuses (exit 1, file unchanged) when a property failed \
+            or a scenario erred.
             Exit status: 0 when the gate passes, 1 when it fails, 2 for bad input.
             Example: swift run bench gate --baseline Reports/baseline.json
             """
@@ -44,18 +46,20 @@ struct GateCommand: AsyncParsableCommand {
             progressOnStandardError: false)
         let run: HarnessRun
         do { run = try await suite.run() } catch { exitBadInput(error.description) }
-        let comparison = GateComparison(report: run.report, baseline: current)
+        let comparison = GateComparison(
+            report: run.report, baseline: current, onlyScenariosRun: !options.scenarios.isEmpty)
         let directory = options.out ?? SuiteRun.defaultDirectory(profile: run.report.run.profile)
-        let files = try SuiteRun.write(run, comparison: comparison, to: directory)
+        let files = try SuiteRun.write(run, comparison: comparison, baselineNote: "Compared with \(baseline).", to: directory)
         print("\n" + SummaryTable.render(run.report) + "\n")
         if updateBaseline {
+            if let refusal = comparison.updateRefusal(baselinePath: baseline) {
+                for line in refusal { print(line) }
+                print("report: \(files.reportHTML.path)")
+                throw ExitCode(1)
+            }
             try current.updated(from: run.report).write(to: url)
             print("baseline written: \(baseline)")
             print("report: \(files.reportHTML.path)")
-            if !run.report.passed {
-                print("gate: FAIL: a property failed; the baseline records the metrics, but fix the failure")
-                throw ExitCode(1)
-            }
             return
         }
         for line in comparison.lines(baselinePath: baseline) { print(line) }

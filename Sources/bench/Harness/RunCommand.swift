@@ -24,7 +24,9 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var options: SuiteOptions
 
-    @Option(help: "Compare with this baseline file in the HTML report (the gate fails on regressions; run does not).")
+    @Option(help: ArgumentHelp(
+        "Compare with this baseline file in the HTML report (the gate fails on regressions; run does not).",
+        discussion: "Default: Reports/baseline.json when it exists and was made with the same profile."))
     var baseline: String?
 
     @Option(help: ArgumentHelp("Run a deliberately misbehaving agent, to see the harness catch it.", visibility: .hidden))
@@ -39,14 +41,9 @@ struct RunCommand: AsyncParsableCommand {
             misbehavior: misbehave, progressOnStandardError: json)
         let result: HarnessRun
         do { result = try await suite.run() } catch { exitBadInput(error.description) }
-        var comparison: GateComparison?
-        if let baseline {
-            do { comparison = GateComparison(report: result.report, baseline: try Baseline.read(from: URL(fileURLWithPath: baseline))) } catch {
-                FileHandle.standardError.write(Data("warning: \(error); the report has no baseline column\n".utf8))
-            }
-        }
+        let (comparison, note) = compare(result.report)
         let directory = options.out ?? SuiteRun.defaultDirectory(profile: result.report.run.profile)
-        let files = try SuiteRun.write(result, comparison: comparison, to: directory)
+        let files = try SuiteRun.write(result, comparison: comparison, baselineNote: note, to: directory)
         if json {
             FileHandle.standardOutput.write(try ReportJSON.encode(result.report))
             FileHandle.standardOutput.write(Data("\n".utf8))
@@ -55,6 +52,28 @@ struct RunCommand: AsyncParsableCommand {
             print("\nreport: \(files.reportHTML.path)")
         }
         if !result.report.passed { throw ExitCode(1) }
+    }
+
+    /// The comparison for the HTML page, and the note that says which baseline it is
+    /// (`--baseline`, else the default one when made with this profile) or why none.
+    private func compare(_ report: RunReport) -> (GateComparison?, String) {
+        let partial = !options.scenarios.isEmpty
+        if let baseline {
+            do {
+                let read = try Baseline.read(from: URL(fileURLWithPath: baseline))
+                return (GateComparison(report: report, baseline: read, onlyScenariosRun: partial), "Compared with \(baseline).")
+            } catch {
+                FileHandle.standardError.write(Data("warning: \(error); the report has no baseline column\n".utf8))
+                return (nil, "No baseline column: \(error).")
+            }
+        }
+        switch Baseline.defaultChoice(for: report.run.profile) {
+        case let .use(baseline, path):
+            let comparison = GateComparison(report: report, baseline: baseline, onlyScenariosRun: partial)
+            return (comparison, "Compared with the default baseline \(path), made with profile \(report.run.profile).")
+        case let .none(reason):
+            return (nil, "No baseline column: \(reason). Pass --baseline FILE to compare with one.")
+        }
     }
 }
 

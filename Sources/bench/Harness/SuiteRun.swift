@@ -62,8 +62,12 @@ struct SuiteRun {
     }
 
     /// Writes report.json, report.html, junit.xml and trace.jsonl into `directory`.
-    static func write(_ run: HarnessRun, comparison: GateComparison?, to directory: String) throws -> ReportFiles {
-        try ReportWriter().write(run.report, trace: run.trace, comparison: comparison, to: URL(fileURLWithPath: directory))
+    static func write(
+        _ run: HarnessRun, comparison: GateComparison?, baselineNote: String? = nil, to directory: String
+    ) throws -> ReportFiles {
+        try ReportWriter().write(
+            run.report, trace: run.trace, comparison: comparison, baselineNote: baselineNote,
+            to: URL(fileURLWithPath: directory))
     }
 
     /// `Reports/<timestamp>-<profile>/`.

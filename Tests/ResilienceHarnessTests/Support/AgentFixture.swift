@@ -15,24 +15,34 @@ func benchExecutable() throws -> String {
     throw BenchMissing(directory: directory.path)
 }
 
-/// What a `bench` command printed (stdout and stderr together) and its exit status.
+/// What a `bench` command printed and its exit status.
 struct BenchOutcome {
     var status: Int32
-    var output: String
+    var stdout: String
+    var stderr: String
+    /// stdout then stderr.
+    var output: String { stdout + stderr }
 }
 
-/// Runs `bench arguments` to its end and collects its output.
-func runBench(_ arguments: [String]) throws -> BenchOutcome {
+/// Runs `bench arguments` to its end, in `directory` (default: this process's), and
+/// collects what it wrote on stdout and on stderr (through files: no pipe to fill up).
+func runBench(_ arguments: [String], in directory: String? = nil) throws -> BenchOutcome {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: try benchExecutable())
     process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    let base = NSTemporaryDirectory() + "deadzone-bench-\(UUID().uuidString)"
+    let paths = [base + ".stdout", base + ".stderr"]
+    defer { for path in paths { try? FileManager.default.removeItem(atPath: path) } }
+    for path in paths { FileManager.default.createFile(atPath: path, contents: nil) }
+    let handles = try paths.map { try FileHandle(forWritingTo: URL(fileURLWithPath: $0)) }
+    process.standardOutput = handles[0]
+    process.standardError = handles[1]
     try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return BenchOutcome(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    for handle in handles { try handle.close() }
+    let text = paths.map { String(decoding: FileManager.default.contents(atPath: $0) ?? Data(), as: UTF8.self) }
+    return BenchOutcome(status: process.terminationStatus, stdout: text[0], stderr: text[1])
 }
 
 struct BenchMissing: Error, CustomStringConvertible {

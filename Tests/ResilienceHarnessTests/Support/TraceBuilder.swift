@@ -85,6 +85,11 @@ struct TraceBuilder {
         add(seconds, .agent(.segmentStored(download: token, stream: "video", index: index, bytes: bytes, path: path)))
     }
 
+    /// The agent reports, at its launch, the segments it found partly stored.
+    mutating func partials(_ partials: [AgentPartialSegment], at seconds: Double) {
+        add(seconds, .agent(.partialSegmentsFound(partials)))
+    }
+
     mutating func licenseAcquired(_ token: String, at seconds: Double) {
         add(seconds, .agent(.licenseAcquired(download: token, expiration: Date(timeIntervalSince1970: 2_000_000_000))))
     }

@@ -1,0 +1,142 @@
+import BenchCore
+import OfflineDownloads
+
+extension Property {
+    /// `pause-holds`: a download the user paused stays paused, fetching nothing, until
+    /// the user resumes it; then it goes on and completes.
+    ///
+    /// For each `pause` the app accepted (`.harness(.userAction)` with no error; the
+    /// action is stamped when the user acted, before the app was told), of a download
+    /// that was running (requested, downloading or suspended for another reason):
+    /// - its first state change after the pause is `→ suspended(user)`, within
+    ///   `pauseBound` (the pause took effect then);
+    /// - until the next accepted `resume` of it (or its cancel or delete, a kill of the
+    ///   agent, or the end of the trace) it does not leave `suspended(user)`, and no
+    ///   origin request for a media segment of its video starts later than `pauseGrace`
+    ///   after the pause took effect (earlier ones were sent before it, still crossing
+    ///   the link). When another unfinished download shares the video, requests cannot
+    ///   be told apart and are not judged;
+    /// - after that `resume` its first change leaves `suspended(user)` within
+    ///   `resumeBound`, and it ends `downloaded` unless the user cancelled or deleted it,
+    ///   or the agent was killed, after the resume (byte-exactness is `integrity`'s).
+    /// Not applicable when no running download was paused.
+    public static let pauseHolds = Property(
+        id: "pause-holds",
+        description: "A paused download fetches no segment until the user resumes it, then resumes and completes."
+    ) { trace, context in
+        var rule = PauseRule(trace: trace, context: context)
+        return rule.judge()
+    }
+}
+
+private struct PauseRule {
+    let trace: ScenarioTrace
+    let context: PropertyContext
+    var findings = PropertyFindings("pause-holds")
+
+    mutating func judge() -> Verdict {
+        for pause in trace.userActions where pause.action == "pause" && pause.error == nil {
+            guard let download = trace.download(pause.download) else { continue }
+            judge(pause, of: download)
+        }
+        return findings.verdict(
+            passed: "\(Wording.count(findings.checked, "paused download")) held still until resumed, then went on.",
+            failed: "\(Wording.count(findings.violations.count, "violation")); first: \(Wording.first(findings)).",
+            notApplicable: "No running download was paused.")
+    }
+
+    private mutating func judge(_ pause: TracedUserAction, of download: TracedDownload) {
+        let token = download.token
+        let before = download.state(before: pause.t)
+        guard let before, before.isRunning else {
+            findings.support(pause.t, "pause of download \(token) while \(before.map { "\($0)" } ?? "unknown"): not running")
+            return
+        }
+        findings.checkedOne()
+        let first = download.firstChange(from: pause.t) { _ in true }
+        guard let first, first.to == .suspended(.user), first.t - pause.t <= context.pauseBound.nanoseconds else {
+            let found = first.map { "\($0.from) → \($0.to) after \(Wording.seconds($0.t - pause.t))" } ?? "no state change"
+            findings.violation(first?.t ?? pause.t, "download \(token) was paused at \(Wording.time(pause.t)) while "
+                + "\(before); it must be suspended(user) within \(Wording.bound(context.pauseBound)), found \(found)")
+            return
+        }
+        let end = windowEnd(of: token, after: first.t)
+        findings.support(first.t, "download \(token) \(first.from) → suspended(user) "
+            + "\(Wording.seconds(first.t - pause.t)) after the pause at \(Wording.time(pause.t))")
+        if let left = download.changes.first(where: { $0.t > first.t && $0.t < end.t }) {
+            findings.violation(left.t, "download \(token) left suspended(user) (→ \(left.to)) at \(Wording.time(left.t)) "
+                + "with no resume since the pause at \(Wording.time(pause.t))")
+        }
+        judgeRequests(download, pausedAt: first.t, until: end.t)
+        if let resume = end.resume { judgeResume(download, resume) }
+    }
+
+    /// What ended the pause: the next accepted resume, cancel or delete of `token`, a
+    /// kill, or the end of the trace.
+    private func windowEnd(of token: String, after t: UInt64) -> (t: UInt64, resume: TracedUserAction?) {
+        let action = trace.userActions.first {
+            $0.download == token && $0.t > t && $0.error == nil && ["resume", "cancel", "delete"].contains($0.action)
+        }
+        let kill = trace.restarts.map(\.kill.t).first { $0 > t }
+        let candidates = [action?.t, kill, trace.end].compactMap { $0 }
+        let end = candidates.min() ?? trace.end
+        return (end, action?.action == "resume" && action?.t == end ? action : nil)
+    }
+
+    private mutating func judgeRequests(_ download: TracedDownload, pausedAt start: UInt64, until end: UInt64) {
+        let token = download.token
+        let sharing = trace.downloads.filter { other in
+            other.token != token && other.video == download.video && other.requestedAt < end
+                && (other.completion.map { $0.t > start } ?? true)
+        }
+        guard sharing.isEmpty else {
+            findings.support(start, "download \(token) shares video \(download.video) with unfinished download "
+                + "\(sharing[0].token): its requests during the pause are not judged")
+            return
+        }
+        let from = start.plus(context.pauseGrace.nanoseconds)
+        let during = trace.originRequests(forVideo: download.video).filter {
+            OriginPath.isMediaSegment($0.path) && $0.start > from && $0.start < end
+        }
+        for request in during {
+            findings.violation(request.start, "origin \(request.record.method) \(request.path) started at "
+                + "\(Wording.time(request.start)) (\(request.record.bytesSent) bytes) while download \(token) was paused "
+                + "(since \(Wording.time(start)), until \(Wording.time(end)))")
+        }
+        if during.isEmpty {
+            findings.support(end, "no segment of \(download.video) was requested from \(Wording.time(from)) "
+                + "(the pause plus \(Wording.bound(context.pauseGrace))) to \(Wording.time(end))")
+        }
+    }
+
+    private mutating func judgeResume(_ download: TracedDownload, _ resume: TracedUserAction) {
+        let token = download.token
+        let next = download.firstChange(from: resume.t) { _ in true }
+        guard let next, next.from == .suspended(.user), next.t - resume.t <= context.resumeBound.nanoseconds else {
+            let found = next.map { "\($0.from) → \($0.to) after \(Wording.seconds($0.t - resume.t))" } ?? "no state change"
+            findings.violation(next?.t ?? resume.t, "download \(token) was resumed at \(Wording.time(resume.t)); it must "
+                + "leave suspended(user) within \(Wording.bound(context.resumeBound)), found \(found)")
+            return
+        }
+        findings.support(next.t, "download \(token) suspended(user) → \(next.to) "
+            + "\(Wording.seconds(next.t - resume.t)) after the resume at \(Wording.time(resume.t))")
+        let ended = trace.userActions.contains {
+            $0.download == token && $0.t > resume.t && $0.error == nil && ["cancel", "delete"].contains($0.action)
+        } || trace.restarts.contains { $0.kill.t > resume.t }
+        if let completion = download.completion {
+            findings.support(completion.t, "download \(token) → downloaded after the resume")
+        } else if !ended {
+            findings.violation(download.changes.last?.t ?? resume.t, "download \(token) ended "
+                + "\(download.finalState.map { "\($0)" } ?? "without a state"), not downloaded, after the resume at "
+                + "\(Wording.time(resume.t))")
+        }
+    }
+}
+
+extension DownloadState {
+    /// Whether a download in this state is under way: requested, downloading or
+    /// suspended (a user pause applies to it).
+    var isRunning: Bool {
+        self == .requested || self == .downloading || suspensionReason != nil
+    }
+}

@@ -1,0 +1,74 @@
+import FixtureOrigin
+import Foundation
+@testable import ResilienceHarness
+import Synchronization
+import Testing
+
+/// End to end: while license-before-background plays, the license server's own
+/// background flag (what makes it refuse requests) follows the app's lifecycle.
+@Suite(.serialized) struct HarnessLicenseServerTests {
+    /// One reading of the flag, between two readings of the trace clock.
+    struct Sample {
+        var before: UInt64
+        var inBackground: Bool
+        var after: UInt64
+    }
+
+    final class Samples: Sendable {
+        let list = Mutex<[Sample]>([])
+    }
+
+    @Test func theLicenseServerIsToldWhenTheAppIsInTheBackground() async throws {
+        let samples = Samples()
+        let scenario = ScenarioSuite.licenseBeforeBackground
+        // The real scenario's script, with the flag read every 5 ms beside it.
+        let probed = Scenario(name: scenario.name, summary: scenario.summary, asserts: scenario.asserts) { s in
+            let server = await s.network.origin.licenseServer
+            let collector = await s.collector
+            let poll = Task {
+                while !Task.isCancelled {
+                    let before = collector.now
+                    let flag = server.appInBackground
+                    let sample = Sample(before: before, inBackground: flag, after: collector.now)
+                    samples.list.withLock { $0.append(sample) }
+                    try? await Task.sleep(for: .milliseconds(5))
+                }
+            }
+            defer { poll.cancel() }
+            try await scenario.script(s)
+        }
+        let options = HarnessOptions(
+            profile: HarnessMisbehaviorTests.profile, profilePath: "(test)", seed: 7, timeLimit: .seconds(150),
+            executable: try benchExecutable())
+        let run = await HarnessRunner.run([probed], options: options)
+        let result = try #require(run.report.scenarios.first)
+        #expect(result.error == nil && result.passed, "\(result.verdicts.filter(\.failed))")
+
+        // The harness records each change of the server's flag once made (`licenseServerBackground`).
+        let changes = run.trace.compactMap { entry -> (t: UInt64, value: Bool)? in
+            if case .harness(.licenseServerBackground(let value)) = entry.event { (entry.t, value) } else { nil }
+        }
+        #expect(changes.map(\.value) == [true, false])
+        let trace = ScenarioTrace(run.trace)
+        let background = try #require(trace.backgroundIntervals.first)
+        let end = try #require(background.end)
+        #expect(trace.backgroundIntervals.count == 1)
+
+        // Each reading must show the value of the last change recorded before it; readings
+        // within 50 ms before a change are left out (the flag is set just before the record).
+        let judged = samples.list.withLock { $0 }.filter { sample in
+            !changes.contains { sample.after + 50_000_000 > $0.t && sample.before < $0.t }
+        }
+        var wrong: [String] = []
+        for sample in judged {
+            let expected = changes.last { $0.t <= sample.before }?.value ?? false
+            if sample.inBackground != expected { wrong.append("\(sample.before) ns: \(sample.inBackground)") }
+            if sample.inBackground, !(background.start...end).contains(sample.before) {
+                wrong.append("\(sample.before) ns: in background outside the app's background \(background)")
+            }
+        }
+        #expect(wrong.isEmpty, "readings that do not follow the lifecycle: \(wrong.prefix(5))")
+        #expect(judged.filter(\.inBackground).count >= 10, "the flag was hardly seen set while in the background")
+        #expect(judged.contains { !$0.inBackground && $0.before > end }, "no reading after the return to the foreground")
+    }
+}

@@ -1,0 +1,92 @@
+import BenchCore
+import OfflineDownloads
+import ResilienceHarness
+import Testing
+
+@Suite struct PropertyPauseTests {
+    let id = "pause-holds"
+
+    /// d1 downloads seg0; the user pauses it at 5 s and the engine suspends it at 5.1 s;
+    /// seg1, sent just before, reaches the origin at 5.3 s (within the 1 s grace).
+    func paused() -> TraceBuilder {
+        var b = TraceBuilder()
+        b.request("d1", video: "clear", at: 0)
+        b.state("d1", .downloading, at: 1)
+        b.origin("/videos/clear/400k/seg0.ts", bytes: 1000, at: 3, duration: 2)
+        b.userAction("pause", "d1", at: 5)
+        b.state("d1", .suspended(.user), at: 5.1)
+        b.origin("/videos/clear/400k/seg1.ts", bytes: 10, at: 5.4, duration: 0.1)
+        return b
+    }
+
+    /// The user resumes at 9 s; the download goes on and completes.
+    func resumed(_ b: TraceBuilder) -> TraceBuilder {
+        var b = b
+        b.userAction("resume", "d1", at: 9)
+        b.state("d1", .downloading, at: 9.05)
+        b.origin("/videos/clear/400k/seg1.ts", bytes: 1000, at: 11, duration: 1.9)
+        b.state("d1", .downloaded, at: 12)
+        return b
+    }
+
+    @Test func aPauseThatHoldsAndResumesPasses() {
+        let verdict = evaluate(id, resumed(paused()))
+        #expect(verdict.outcome == .passed, "\(verdict.evidence)")
+        expectEvidence(verdict, at: 5.1, contains: "download d1 downloading → suspended(user) 0.100 s after the pause at 5.000 s")
+        expectEvidence(verdict, at: 9, contains: "no segment of clear was requested from 6.100 s (the pause plus 1.000 s) to 9.000 s")
+        expectEvidence(verdict, at: 9.05, contains: "download d1 suspended(user) → downloading 0.050 s after the resume at 9.000 s")
+    }
+
+    @Test func aSegmentRequestedWhilePausedFails() {
+        var b = paused()
+        b.origin("/videos/clear/400k/seg1.ts", bytes: 700, at: 8, duration: 1)
+        let verdict = evaluate(id, resumed(b))
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 7, contains: "origin GET /videos/clear/400k/seg1.ts started at 7.000 s (700 bytes) while "
+            + "download d1 was paused (since 5.100 s, until 9.000 s)")
+        #expect(verdict.evidence.count == 1)
+    }
+
+    @Test func aPauseThatDoesNotSuspendFails() {
+        var b = TraceBuilder()
+        b.request("d1", video: "clear", at: 0)
+        b.state("d1", .downloading, at: 1)
+        b.userAction("pause", "d1", at: 5)
+        b.state("d1", .downloaded, at: 8)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 8, contains: "it must be suspended(user) within 5.000 s, found downloading → downloaded after 3.000 s")
+    }
+
+    @Test func leavingThePauseWithoutAResumeFails() {
+        var b = paused()
+        b.change("d1", from: .suspended(.user), to: .downloading, at: 7)
+        b.state("d1", .downloaded, at: 10)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 7, contains: "download d1 left suspended(user) (→ downloading) at 7.000 s with no resume")
+    }
+
+    @Test func notResumingOrNotCompletingAfterAResumeFails() {
+        var stuck = paused()
+        stuck.userAction("resume", "d1", at: 9)
+        let verdict = evaluate(id, stuck)
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 9, contains: "it must leave suspended(user) within 15.000 s, found no state change")
+        var unfinished = paused()
+        unfinished.userAction("resume", "d1", at: 9)
+        unfinished.state("d1", .downloading, at: 9.05)
+        let second = evaluate(id, unfinished)
+        #expect(second.outcome == .failed)
+        expectEvidence(second, at: 9.05, contains: "download d1 ended downloading, not downloaded, after the resume at 9.000 s")
+    }
+
+    @Test func noPauseOrARefusedOneIsNotApplicable() {
+        var b = TraceBuilder()
+        b.request("d1", video: "clear", at: 0)
+        b.state("d1", .downloading, at: 1)
+        b.userAction("pause", "d1", at: 2, error: "illegal transition")
+        b.state("d1", .downloaded, at: 5)
+        #expect(evaluate(id, b).outcome == .notApplicable)
+    }
+}
