@@ -82,8 +82,8 @@ extension ComparisonHTMLView {
             Fact(key: "cellular link", value: safe(report.links["cellular"] ?? "-")),
             Fact(key: "connection attempts traced", value: safe(report.connectTracing)),
         ]
-        versions = report.run.versions.sorted { $0.key < $1.key }.map { Fact(key: safe($0.key), value: safe($0.value)) }
-        machine = report.run.machine.sorted { $0.key < $1.key }.map { Fact(key: safe($0.key), value: safe($0.value)) }
+        versions = HTMLReportView.facts(report.run.versions)
+        machine = HTMLReportView.facts(report.run.machine)
         modes = report.modes.map { ModeView(name: $0.mode.rawValue, summary: safe($0.summary), seed: String($0.seed)) }
         rows = report.clients.map { entry in
             RowView(client: safe(entry.definition.name), cells: report.modes.map { mode in

@@ -30,6 +30,11 @@ struct HTMLReportView {
         var value: String
     }
 
+    /// The entries of `dictionary` sorted by key, made XML-legal.
+    static func facts(_ dictionary: [String: String]) -> [Fact] {
+        dictionary.sorted { $0.key < $1.key }.map { Fact(key: XMLText.legal($0.key), value: XMLText.legal($0.value)) }
+    }
+
     struct VerdictRow {
         var scenario: String
         var property: String
@@ -79,8 +84,8 @@ extension HTMLReportView {
             Fact(key: "duration", value: MetricComparison.format(report.run.durationSeconds) + " s"),
             Fact(key: "scenarios", value: String(report.scenarios.count)),
         ]
-        versions = report.run.versions.sorted { $0.key < $1.key }.map { Fact(key: safe($0.key), value: safe($0.value)) }
-        machine = report.run.machine.sorted { $0.key < $1.key }.map { Fact(key: safe($0.key), value: safe($0.value)) }
+        versions = HTMLReportView.facts(report.run.versions)
+        machine = HTMLReportView.facts(report.run.machine)
         verdicts = report.scenarios.flatMap { scenario in
             scenario.verdicts.map { verdict in
                 VerdictRow(

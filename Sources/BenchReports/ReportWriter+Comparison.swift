@@ -8,27 +8,10 @@ extension ReportWriter {
     /// (`ComparisonHTML`), each under a temporary name then renamed, as `write(_:trace:comparison:to:)` does.
     @discardableResult
     public func write(_ report: ComparisonReport, trace: [TraceEntry], to directory: URL) throws(ReportWriterError) -> ReportFiles {
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw .cannotCreateDirectory(path: directory.path, reason: error.localizedDescription)
-        }
-        let files = ReportFiles(directory: directory)
-        let json: Data
-        do { json = try ComparisonJSON.encode(report) } catch { throw .cannotRender(path: files.reportJSON.path, reason: error.description) }
-        try place(files.reportJSON) { url throws(ReportWriterError) in try Self.writeData(json, to: url) }
-        try place(files.traceJSONL) { url throws(ReportWriterError) in
-            try Self.writeTrace(trace, to: url, named: files.traceJSONL.path)
-        }
-        let junit = Data(ComparisonJUnit.render(report).utf8)
-        try place(files.junitXML) { url throws(ReportWriterError) in try Self.writeData(junit, to: url) }
-        let html: Data
-        do { html = Data(try ComparisonHTML.render(report, trace: trace).utf8) } catch {
-            throw .cannotRender(path: files.reportHTML.path, reason: error.description)
-        }
-        try place(files.reportHTML) { url throws(ReportWriterError) in try Self.writeData(html, to: url) }
-        Self.syncDirectory(directory)
-        return files
+        try writeFamily(
+            to: directory, trace: trace, json: { () throws(ReportJSONError) in try ComparisonJSON.encode(report) },
+            junit: { ComparisonJUnit.render(report) },
+            html: { () throws(HTMLReportError) in try ComparisonHTML.render(report, trace: trace) })
     }
 }
 

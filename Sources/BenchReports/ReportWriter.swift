@@ -27,6 +27,21 @@ public struct ReportWriter: Sendable {
         _ report: RunReport, trace: [TraceEntry], comparison: GateComparison? = nil, baselineNote: String? = nil,
         to directory: URL
     ) throws(ReportWriterError) -> ReportFiles {
+        try writeFamily(
+            to: directory, trace: trace, json: { () throws(ReportJSONError) in try ReportJSON.encode(report) },
+            junit: { JUnitReport.render(report) },
+            html: { () throws(HTMLReportError) in
+                try HTMLReport.render(report, trace: trace, comparison: comparison, baselineNote: baselineNote)
+            })
+    }
+
+    /// Creates `directory` and writes the four files into it, in order: report.json,
+    /// trace.jsonl, junit.xml, report.html (each made by its closure just before it is
+    /// written); the run's and the comparison's reports share it.
+    func writeFamily(
+        to directory: URL, trace: [TraceEntry], json: () throws(ReportJSONError) -> Data, junit: () -> String,
+        html: () throws(HTMLReportError) -> String
+    ) throws(ReportWriterError) -> ReportFiles {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
@@ -34,22 +49,22 @@ public struct ReportWriter: Sendable {
         }
         let files = ReportFiles(directory: directory)
 
-        let json: Data
-        do { json = try ReportJSON.encode(report) } catch { throw .cannotRender(path: files.reportJSON.path, reason: error.description) }
-        try place(files.reportJSON) { url throws(ReportWriterError) in try Self.writeData(json, to: url) }
+        let jsonData: Data
+        do { jsonData = try json() } catch { throw .cannotRender(path: files.reportJSON.path, reason: error.description) }
+        try place(files.reportJSON) { url throws(ReportWriterError) in try Self.writeData(jsonData, to: url) }
 
         try place(files.traceJSONL) { url throws(ReportWriterError) in
             try Self.writeTrace(trace, to: url, named: files.traceJSONL.path)
         }
 
-        let junit = Data(JUnitReport.render(report).utf8)
-        try place(files.junitXML) { url throws(ReportWriterError) in try Self.writeData(junit, to: url) }
+        let junitData = Data(junit().utf8)
+        try place(files.junitXML) { url throws(ReportWriterError) in try Self.writeData(junitData, to: url) }
 
-        let html: Data
-        do { html = Data(try HTMLReport.render(report, trace: trace, comparison: comparison, baselineNote: baselineNote).utf8) } catch {
+        let htmlData: Data
+        do { htmlData = Data(try html().utf8) } catch {
             throw .cannotRender(path: files.reportHTML.path, reason: error.description)
         }
-        try place(files.reportHTML) { url throws(ReportWriterError) in try Self.writeData(html, to: url) }
+        try place(files.reportHTML) { url throws(ReportWriterError) in try Self.writeData(htmlData, to: url) }
         Self.syncDirectory(directory)
         return files
     }

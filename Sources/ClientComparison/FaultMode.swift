@@ -127,8 +127,9 @@ public struct ComparisonLinks: Sendable, Equatable {
 
     /// The links of `profile`'s initial interfaces.
     public init(profile: Profile) {
-        wifi = Self.shaped(profile.initial[.wifi]?.link ?? InterfaceSetup.defaultSetup(for: .wifi).link)
-        cellular = Self.shaped(profile.initial[.cellular]?.link ?? InterfaceSetup.defaultSetup(for: .cellular).link)
+        wifi = (profile.initial[.wifi]?.link ?? InterfaceSetup.defaultSetup(for: .wifi).link).withUnshapedRates(Self.unshapedRate)
+        cellular = (profile.initial[.cellular]?.link ?? InterfaceSetup.defaultSetup(for: .cellular).link)
+            .withUnshapedRates(Self.unshapedRate)
     }
 
     /// Links given directly (tests).
@@ -139,21 +140,6 @@ public struct ComparisonLinks: Sendable, Equatable {
 
     /// The WiFi downlink's mean rate.
     public var wifiDownlinkBitsPerSecond: Double {
-        Self.meanRate(wifi.downlink.rate) ?? Self.unshapedRate
-    }
-
-    static func shaped(_ link: InterfaceLink) -> InterfaceLink {
-        var link = link
-        if link.downlink.rate == .unlimited { link.downlink.rate = .constant(bitsPerSecond: unshapedRate) }
-        if link.uplink.rate == .unlimited { link.uplink.rate = .constant(bitsPerSecond: unshapedRate) }
-        return link
-    }
-
-    static func meanRate(_ rate: RateSpec) -> Double? {
-        switch rate {
-        case .unlimited: nil
-        case .constant(let bitsPerSecond): bitsPerSecond
-        case .trace(let trace): trace.meanBitsPerSecond
-        }
+        wifi.downlink.rate.meanBitsPerSecond ?? Self.unshapedRate
     }
 }

@@ -57,7 +57,7 @@ final class ScenarioNetwork: Sendable {
         {
             focus = up  // the profile starts without it: size on an interface that is up
         }
-        let rate = links[focus].flatMap { meanRate($0.downlink.rate) } ?? unshapedRate
+        let rate = links[focus].flatMap { $0.downlink.rate.meanBitsPerSecond } ?? unshapedRate
         let scale = sizeScale(rate: rate, seconds: targetSeconds)
         var catalogConfiguration = CatalogConfiguration(seed: seed, sizeScale: scale)
         catalogConfiguration.largeVideoDuration = (rate / 2 * targetSeconds / 400_000 / scale).rounded().clamped(60, 7200)
@@ -133,19 +133,7 @@ final class ScenarioNetwork: Sendable {
 
     /// `link` with an unshaped downlink or uplink given `unshapedRate`.
     static func shaped(_ link: InterfaceLink) -> InterfaceLink {
-        var link = link
-        if link.downlink.rate == .unlimited { link.downlink.rate = .constant(bitsPerSecond: unshapedRate) }
-        if link.uplink.rate == .unlimited { link.uplink.rate = .constant(bitsPerSecond: unshapedRate) }
-        return link
-    }
-
-    /// The mean of a rate, nil when unlimited.
-    static func meanRate(_ rate: RateSpec) -> Double? {
-        switch rate {
-        case .unlimited: nil
-        case .constant(let bitsPerSecond): bitsPerSecond
-        case .trace(let trace): trace.meanBitsPerSecond
-        }
+        link.withUnshapedRates(unshapedRate)
     }
 
     /// The catalog's size scale that makes the clear video's lowest variant (400 kbit/s,

@@ -2,56 +2,43 @@ import BenchCore
 import ClientComparison
 import Foundation
 import ResilienceHarness
-import Synchronization
 
 /// Live progress of a comparison: one line per run, and while it runs a progress bar of
 /// the bytes received (redrawn in place on a terminal, one line every 10 s otherwise).
 final class ComparePrinter: Sendable {
-    private let output: DescriptorWriter
-    private let isTerminal: Bool
-    private let lastLine = Mutex<Double>(-10)
+    private let status: LiveStatusLine
 
     /// Prints to stderr when `toStandardError` (`--json` keeps stdout for JSON).
     init(toStandardError: Bool) {
-        output = DescriptorWriter(descriptor: toStandardError ? 2 : 1)
-        isTerminal = isatty(toStandardError ? 2 : 1) == 1
+        status = LiveStatusLine(toStandardError: toStandardError)
     }
 
     func header(_ options: ComparisonOptions) {
         let media = options.isRealMedia ? "real media" : "synthetic media"
-        output.write("Deadzone \(DeadzoneVersion.current): \(options.clients.count) client\(options.clients.count == 1 ? "" : "s") × "
+        status.write("Deadzone \(DeadzoneVersion.current): \(options.clients.count) client\(options.clients.count == 1 ? "" : "s") × "
             + "\(options.modes.count) fault mode\(options.modes.count == 1 ? "" : "s") under \(options.profile.name) (seed \(options.seed), \(media))\n")
         for client in options.clients {
-            if let reason = options.notRunReason(client) { output.write("  \(client.name): will not run: \(reason)\n") }
+            if let reason = options.notRunReason(client) { status.write("  \(client.name): will not run: \(reason)\n") }
         }
     }
 
     func handle(_ progress: ComparisonProgress) {
         switch progress {
         case let .preparing(index, count):
-            if index == 0 { output.write("preparing the content (\(count) segments)\n") }
+            if index == 0 { status.write("preparing the content (\(count) segments)\n") }
         case .note(let text):
-            output.write("note: \(text)\n")
+            status.write("note: \(text)\n")
         case let .runStarted(client, mode, index, count):
-            output.write("[\(index + 1)/\(count)] \(client) × \(mode.rawValue)\n")
-            lastLine.withLock { $0 = -10 }
+            status.write("[\(index + 1)/\(count)] \(client) × \(mode.rawValue)\n")
+            status.restart()
         case let .running(client, mode, elapsed, limit, received, content, attempt):
-            let seconds = elapsed.seconds
             let fraction = content > 0 ? Double(received) / Double(content) : 0
-            let line = "  \(ProgressPrinter.bar(fraction)) \(String(format: "%5.1f", seconds)) s of \(Int(limit.seconds)) s  "
+            let line = "  \(LiveStatusLine.bar(fraction)) \(String(format: "%5.1f", elapsed.seconds)) s of \(Int(limit.seconds)) s  "
                 + String(format: "%.1f MB received", Double(received) / 1e6) + (attempt > 1 ? " (rerun)" : "")
-            if isTerminal {
-                output.write("\r\u{1B}[2K" + line)
-            } else if lastLine.withLock({ last in
-                guard seconds - last >= 10 else { return false }
-                last = seconds
-                return true
-            }) {
-                output.write(line + "  (\(client) × \(mode.rawValue))\n")
-            }
+            status.update(line, seconds: elapsed.seconds, context: "\(client) × \(mode.rawValue)")
         case .runFinished(let run):
-            if isTerminal { output.write("\r\u{1B}[2K") }
-            output.write("  \(CompareTable.cell(run, wide: true))"
+            status.clear()
+            status.write("  \(CompareTable.cell(run, wide: true))"
                 + (run.output.map { ": \($0.detail)" } ?? run.error.map { ": \($0)" } ?? "") + "\n")
         }
     }

@@ -1,48 +1,36 @@
 import BenchCore
 import Foundation
 import ResilienceHarness
-import Synchronization
 
 /// Live progress of a run on the terminal: one line per scenario, and while it runs a
 /// progress bar (redrawn in place on a terminal, one line every 10 s otherwise).
 final class ProgressPrinter: Sendable {
-    private let output: DescriptorWriter
-    private let isTerminal: Bool
-    private let lastLine = Mutex<Double>(-10)
+    private let status: LiveStatusLine
 
     /// Prints to stderr when `toStandardError` (the `--json` mode keeps stdout for JSON).
     init(toStandardError: Bool) {
-        output = DescriptorWriter(descriptor: toStandardError ? 2 : 1)
-        isTerminal = isatty(toStandardError ? 2 : 1) == 1
+        status = LiveStatusLine(toStandardError: toStandardError)
     }
 
     func handle(_ progress: HarnessProgress) {
         switch progress {
         case let .scenarioStarted(name, index, count):
-            output.write("[\(index + 1)/\(count)] \(name)\n")
-            lastLine.withLock { $0 = -10 }
+            status.write("[\(index + 1)/\(count)] \(name)\n")
+            status.restart()
         case let .running(name, elapsed, limit, live):
             let seconds = elapsed.seconds
-            let line = "  \(Self.bar(seconds / limit.seconds)) \(String(format: "%5.1f", seconds)) s  \(Self.describe(live))"
-            if isTerminal {
-                output.write("\r\u{1B}[2K" + line)
-            } else if lastLine.withLock({ last in
-                guard seconds - last >= 10 else { return false }
-                last = seconds
-                return true
-            }) {
-                output.write(line + "  (\(name))\n")
-            }
+            status.update(
+                "  \(Self.bar(seconds / limit.seconds)) \(String(format: "%5.1f", seconds)) s  \(Self.describe(live))",
+                seconds: seconds, context: name)
         case .scenarioFinished(let result):
-            if isTerminal { output.write("\r\u{1B}[2K") }
-            output.write("  \(SummaryTable.outcome(result))\n")
+            status.clear()
+            status.write("  \(SummaryTable.outcome(result))\n")
         }
     }
 
     /// `[#####.....]` for `fraction` of the time limit.
     static func bar(_ fraction: Double) -> String {
-        let filled = Int((min(1, max(0, fraction)) * 20).rounded())
-        return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: 20 - filled) + "]"
+        LiveStatusLine.bar(fraction)
     }
 
     /// "2 downloading, 1 downloaded (48 %)".
