@@ -50,18 +50,20 @@ struct ShutdownTests {
     @Test func bindFailureIsATypedErrorAndLeaksNothing() async throws {
         let upstream = try TestUpstream(behaviour: .echo)
         defer { upstream.stop() }
-        let socketsBefore = ProcessResources.openTCPSockets().filter { $0.localHost == "127.0.0.2" }
+        // An address of its own (other tests listen on 127.0.0.2 at the same time).
+        let wifiHost = "127.0.0.92"
+        let socketsBefore = ProcessResources.openTCPSockets().filter { $0.localHost == wifiHost }
         // 192.0.2.1 (TEST-NET-1) is not an address of this machine: bind fails with EADDRNOTAVAIL.
         let configuration = ConditionerConfiguration(
             upstream: upstream.address,
-            listeners: [.wifi: SocketAddress(host: "127.0.0.2", port: 0), .cellular: SocketAddress(host: "192.0.2.1", port: 9)])
+            listeners: [.wifi: SocketAddress(host: wifiHost, port: 0), .cellular: SocketAddress(host: "192.0.2.1", port: 9)])
         #expect {
             _ = try LinkConditioner.start(configuration: configuration, sink: EventCollector())
         } throws: { error in
             (error as? LibUVError).map { $0.description.contains("bind cellular") } ?? false
         }
-        // The wifi listener that did bind (127.0.0.2) was closed again.
-        let socketsAfter = ProcessResources.openTCPSockets().filter { $0.localHost == "127.0.0.2" && $0.state == 0x0A }
+        // The wifi listener that did bind was closed again.
+        let socketsAfter = ProcessResources.openTCPSockets().filter { $0.localHost == wifiHost && $0.state == 0x0A }
         #expect(socketsAfter.allSatisfy { socketsBefore.contains($0) }, "a listener leaked: \(socketsAfter)")
     }
 }

@@ -40,7 +40,7 @@ struct PackageEndToEndTests {
     }
 
     @Test("ffprobe plays the local master of a real, AES-128-encrypted package with no network")
-    func ffprobeRealPackage() throws {
+    func ffprobeRealPackage() async throws {
         guard let ffmpeg = Tool.find("ffmpeg"), let ffprobe = Tool.find("ffprobe") else {
             Issue.record("ffmpeg/ffprobe are not on PATH; this test needs them: apt-get install ffmpeg")
             return
@@ -56,7 +56,7 @@ struct PackageEndToEndTests {
         try key.write(to: source.appendingPathComponent("k.bin"))
         try "https://keys.test/k1\n\(source.path)/k.bin\n".write(
             to: source.appendingPathComponent("keyinfo.txt"), atomically: true, encoding: .utf8)
-        let encode = try Tool.run(ffmpeg, [
+        let encode = try await Tool.run(ffmpeg, [
             "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=4", "-c:v", "libx264",
             "-g", "50", "-keyint_min", "50", "-sc_threshold", "0", "-f", "hls", "-hls_time", "2",
             "-hls_playlist_type", "vod", "-hls_key_info_file", source.path + "/keyinfo.txt",
@@ -90,23 +90,23 @@ struct PackageEndToEndTests {
         }
         try OfflinePackage(plan: plan).write(to: package)
 
-        let probe = try Self.probe(ffprobe, package.appendingPathComponent("master.m3u8"))
+        let probe = try await Self.probe(ffprobe, package.appendingPathComponent("master.m3u8"))
         #expect(probe.status == 0, "ffprobe refused the local master: \(probe.error)")
         #expect(probe.output.contains(#""width": 160"#) && probe.output.contains(#""height": 90"#), "\(probe.output)")
         #expect(probe.output.contains(#""nb_read_frames": "100""#), "both segments decrypt and decode: \(probe.output)")
-        let subtitles = try Self.probe(ffprobe, package.appendingPathComponent("subs_en.m3u8"))
+        let subtitles = try await Self.probe(ffprobe, package.appendingPathComponent("subs_en.m3u8"))
         #expect(subtitles.status == 0 && subtitles.output.contains(#""codec_name": "webvtt""#), "\(subtitles.error)")
 
         // The check bites: with a wrong key, the same package does not play.
         try Data(repeating: 0x58, count: 16).write(to: package.appendingPathComponent("key.bin"))
-        let broken = try Self.probe(ffprobe, package.appendingPathComponent("master.m3u8"))
+        let broken = try await Self.probe(ffprobe, package.appendingPathComponent("master.m3u8"))
         #expect(broken.status != 0 || !broken.output.contains(#""nb_read_frames": "100""#))
     }
 
     /// ffprobe's view of `playlist`: stream kinds, sizes and decoded frame counts, as JSON.
-    static func probe(_ ffprobe: URL, _ playlist: URL) throws -> Tool.Result {
+    static func probe(_ ffprobe: URL, _ playlist: URL) async throws -> Tool.Result {
         // key.bin is not a "multimedia" extension, which ffmpeg's HLS demuxer refuses unless told.
-        try Tool.run(ffprobe, [
+        try await Tool.run(ffprobe, [
             "-v", "error", "-allowed_extensions", "ALL", "-count_frames",
             "-show_entries", "stream=codec_type,codec_name,width,height,nb_read_frames", "-of", "json", playlist.path,
         ])
@@ -131,8 +131,9 @@ enum Tool {
     }
 
     /// Runs `executable` with `arguments` to its end. Output goes to files, so a
-    /// chatty tool cannot block on a full pipe.
-    static func run(_ executable: URL, _ arguments: [String]) throws -> Result {
+    /// chatty tool cannot block on a full pipe; the wait happens on a Dispatch thread,
+    /// so no thread of Swift's cooperative pool is blocked meanwhile.
+    static func run(_ executable: URL, _ arguments: [String]) async throws -> Result {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("deadzone-tool-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -146,7 +147,12 @@ enum Tool {
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         try process.run()
-        process.waitUntilExit()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                continuation.resume()
+            }
+        }
         return Result(
             status: process.terminationStatus,
             output: try String(contentsOf: out, encoding: .utf8), error: try String(contentsOf: err, encoding: .utf8))

@@ -32,10 +32,10 @@ import Testing
             await manager.shutdown()
             // From here on the origin must see nothing: the package is read from disk only.
             let requestsBefore = fixture.server.requestLog.count
-            let probe = try Self.run(ffprobe, ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", master])
+            let probe = try await Self.run(ffprobe, ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", master])
             let duration = Double(probe.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
             #expect(abs(duration - 9) < 0.3, "ffprobe: \(probe.output) \(probe.errors)")
-            let decode = try Self.run(ffmpeg, ["-nostdin", "-v", "error", "-i", master, "-f", "null", "-"])
+            let decode = try await Self.run(ffmpeg, ["-nostdin", "-v", "error", "-i", master, "-f", "null", "-"])
             #expect(decode.status == 0 && decode.errors.isEmpty, "\(decode.errors)")
             #expect(fixture.server.requestLog.count == requestsBefore, "playing the package went to the network")
         }
@@ -70,10 +70,10 @@ import Testing
             }
             let offline = try #require(await manager.offlineVideo(token))
             #expect(!offline.playableOffline)
-            let probe = try Self.run(ffprobe, ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", offline.masterPlaylist.path])
+            let probe = try await Self.run(ffprobe, ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", offline.masterPlaylist.path])
             let duration = Double(probe.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
             #expect(abs(duration - 4) < 0.3, "ffprobe: \(probe.output) \(probe.errors)")
-            let decode = try Self.run(ffmpeg, ["-nostdin", "-v", "error", "-i", offline.masterPlaylist.path, "-f", "null", "-"])
+            let decode = try await Self.run(ffmpeg, ["-nostdin", "-v", "error", "-i", offline.masterPlaylist.path, "-f", "null", "-"])
             #expect(decode.status == 0 && decode.errors.isEmpty, "\(decode.errors)")
             try await manager.cancel(token)
             await manager.shutdown()
@@ -85,7 +85,9 @@ import Testing
             .map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+    /// Runs a tool to its end; the reads and the wait happen on a Dispatch thread, so
+    /// no thread of Swift's cooperative pool is blocked meanwhile.
+    static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -93,9 +95,14 @@ import Testing
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let err = errors.fileHandleForReading.readDataToEndOfFile()
+                let out = output.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: (
+                    process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)))
+            }
+        }
     }
 }

@@ -5,8 +5,8 @@ import Testing
 /// The `bench` command's answers to bad input: exit status 2 and a message that says
 /// what to do, before anything is started.
 @Suite struct BenchCommandTests {
-    func bench(_ arguments: [String]) throws -> BenchOutcome {
-        try runBench(arguments)
+    func bench(_ arguments: [String]) async throws -> BenchOutcome {
+        try await runBench(arguments)
     }
 
     func temporaryProfile(_ yaml: String) throws -> String {
@@ -15,47 +15,47 @@ import Testing
         return path
     }
 
-    @Test func aMissingProfileIsBadInput() throws {
-        let outcome = try bench(["--profile", "/nonexistent/profile.yaml"])
+    @Test func aMissingProfileIsBadInput() async throws {
+        let outcome = try await bench(["--profile", "/nonexistent/profile.yaml"])
         #expect(outcome.status == 2)
         #expect(outcome.output.contains("/nonexistent/profile.yaml"), "\(outcome.output)")
     }
 
-    @Test func aBrokenProfileIsBadInputNamingTheProblem() throws {
+    @Test func aBrokenProfileIsBadInputNamingTheProblem() async throws {
         let path = try temporaryProfile("name: broken\nduration: 1m\ninterfaces:\n  wifi:\n    downlink: {rate: fast}\n")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let outcome = try bench(["--profile", path])
+        let outcome = try await bench(["--profile", path])
         #expect(outcome.status == 2)
         #expect(outcome.output.contains("rate"), "\(outcome.output)")
     }
 
-    @Test func anUnknownScenarioIsBadInputListingTheKnownOnes() throws {
+    @Test func anUnknownScenarioIsBadInputListingTheKnownOnes() async throws {
         let path = try temporaryProfile("name: plain\nduration: 1m\n")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let outcome = try bench(["--profile", path, "--scenario", "no-such-scenario"])
+        let outcome = try await bench(["--profile", path, "--scenario", "no-such-scenario"])
         #expect(outcome.status == 2)
         #expect(outcome.output.contains("unknown scenario \"no-such-scenario\""))
         for scenario in ScenarioSuite.all { #expect(outcome.output.contains(scenario.name)) }
     }
 
-    @Test func scenariosListsEveryScenarioAndProperty() throws {
-        let outcome = try bench(["scenarios"])
+    @Test func scenariosListsEveryScenarioAndProperty() async throws {
+        let outcome = try await bench(["scenarios"])
         #expect(outcome.status == 0)
         for scenario in ScenarioSuite.all { #expect(outcome.output.contains(scenario.name)) }
         for property in Properties.all { #expect(outcome.output.contains(property.id)) }
     }
 
-    @Test func reportOfADirectoryWithoutAReportIsBadInput() throws {
+    @Test func reportOfADirectoryWithoutAReportIsBadInput() async throws {
         let directory = NSTemporaryDirectory() + "deadzone-empty-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let outcome = try bench(["report", directory])
+        let outcome = try await bench(["report", directory])
         #expect(outcome.status == 2)
         #expect(outcome.output.contains("report.json"), "\(outcome.output)")
     }
 
-    @Test func theGateWithoutABaselineSaysHowToMakeOne() throws {
-        let outcome = try bench(["gate", "--baseline", "/nonexistent/baseline.json"])
+    @Test func theGateWithoutABaselineSaysHowToMakeOne() async throws {
+        let outcome = try await bench(["gate", "--baseline", "/nonexistent/baseline.json"])
         #expect(outcome.status == 2)
         #expect(outcome.output.contains("--update-baseline"), "\(outcome.output)")
     }

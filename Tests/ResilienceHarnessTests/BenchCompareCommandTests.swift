@@ -23,38 +23,38 @@ import Testing
         (["compare", "--profile", "Profiles/none.yaml", "--no-such-option"], "no-such-option"),
         (["compare", "--profile", "Profiles/none.yaml", "--expect", "ffmpeg:clean"], "CLIENT:MODE=OUTCOME"),
     ])
-    func badInputExits2SayingWhatToDo(arguments: [String], expected: String) throws {
-        let outcome = try runBench(arguments)
+    func badInputExits2SayingWhatToDo(arguments: [String], expected: String) async throws {
+        let outcome = try await runBench(arguments)
         #expect(outcome.status == 2, "\(outcome.output)")
         #expect(outcome.output.contains(expected), "\(outcome.output)")
     }
 
-    @Test func aNamedClientThatIsNotInstalledSaysHowToInstallIt() throws {
+    @Test func aNamedClientThatIsNotInstalledSaysHowToInstallIt() async throws {
         let file = try temporaryFile(
             "clients:\n  exotic:\n    command: exotic-dl {url} -o {output}\n    requires: [deadzone-exotic-dl]\n    install: pip install exotic-dl\n",
             suffix: ".yaml")
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let outcome = try runBench(["compare", "--profile", "Profiles/none.yaml", "--clients-file", file, "--clients", "exotic"])
+        let outcome = try await runBench(["compare", "--profile", "Profiles/none.yaml", "--clients-file", file, "--clients", "exotic"])
         #expect(outcome.status == 2)
         #expect(outcome.output.contains("deadzone-exotic-dl") && outcome.output.contains("pip install exotic-dl"), "\(outcome.output)")
     }
 
-    @Test func aBrokenClientFileNamesItsLine() throws {
+    @Test func aBrokenClientFileNamesItsLine() async throws {
         let file = try temporaryFile("clients:\n  mine:\n    command: mine {url} {output}\n    colour: red\n", suffix: ".yaml")
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let outcome = try runBench(["compare", "--profile", "Profiles/none.yaml", "--clients-file", file])
+        let outcome = try await runBench(["compare", "--profile", "Profiles/none.yaml", "--clients-file", file])
         #expect(outcome.status == 2)
         #expect(outcome.output.contains("\(file):4") && outcome.output.contains("colour"), "\(outcome.output)")
     }
 
-    @Test func listShowsEveryClientWithItsStatusAndEveryMode() throws {
-        let outcome = try runBench(["compare", "--list"])
+    @Test func listShowsEveryClientWithItsStatusAndEveryMode() async throws {
+        let outcome = try await runBench(["compare", "--list"])
         #expect(outcome.status == 0)
         for client in BuiltInClients.all { #expect(outcome.output.contains(client.name)) }
         for mode in FaultMode.allCases { #expect(outcome.output.contains(mode.rawValue)) }
     }
 
-    @Test func aSmallComparisonWritesItsReportsAndPrintsJSON() throws {
+    @Test func aSmallComparisonWritesItsReportsAndPrintsJSON() async throws {
         let profile = try temporaryFile("name: compare-test\nduration: 1m\ninterfaces:\n  wifi:\n    downlink: {rate: 4Mbit/s}\n", suffix: ".yaml")
         let clients = try temporaryFile(
             "clients:\n  catter:\n    command: sh -c 'exit 0' {url} > {output}\n    validate: bytes\n", suffix: ".yaml")
@@ -62,7 +62,7 @@ import Testing
         defer {
             for path in [profile, clients, out] { try? FileManager.default.removeItem(atPath: path) }
         }
-        let outcome = try runBench([
+        let outcome = try await runBench([
             "compare", "--profile", profile, "--clients-file", clients, "--clients", "catter", "--modes", "clean",
             "--media", "synthetic", "--video-seconds", "4", "--target-seconds", "1", "--time-limit", "30", "--out", out, "--json",
         ])
@@ -75,10 +75,10 @@ import Testing
         // The client writes an empty file and exits 0: silent data loss.
         #expect(report.runs.map(\.outcome) == [.silentDataLoss])
         #expect(outcome.output.contains("\"kind\" : \"comparison\""), "--json prints the report on stdout")
-        let again = try runBench(["report", out])
+        let again = try await runBench(["report", out])
         #expect(again.status == 0, "\(again.output)")
         // The same comparison with an expectation it breaks fails, saying which.
-        let expecting = try runBench([
+        let expecting = try await runBench([
             "compare", "--profile", profile, "--clients-file", clients, "--clients", "catter", "--modes", "clean",
             "--media", "synthetic", "--video-seconds", "4", "--target-seconds", "1", "--out", out, "--expect", "catter:clean=ok",
         ])
@@ -88,13 +88,13 @@ import Testing
 }
 
 extension BenchCompareCommandTests {
-    @Test func deadzonesEngineAsABlackBoxSurvivesAnOutageAndResumesAfterAKill() throws {
+    @Test func deadzonesEngineAsABlackBoxSurvivesAnOutageAndResumesAfterAKill() async throws {
         let profile = try temporaryFile("name: compare-engine\nduration: 1m\ninterfaces:\n  wifi:\n    downlink: {rate: 4Mbit/s}\n", suffix: ".yaml")
         let out = NSTemporaryDirectory() + "deadzone-compare-engine-\(UUID().uuidString)"
         defer {
             for path in [profile, out] { try? FileManager.default.removeItem(atPath: path) }
         }
-        let outcome = try runBench([
+        let outcome = try await runBench([
             "compare", "--profile", profile, "--clients", "deadzone", "--modes", "reset-window,kill-rerun", "--media", "synthetic",
             "--video-seconds", "12", "--segment-seconds", "1", "--target-seconds", "4", "--time-limit", "90", "--out", out,
         ])

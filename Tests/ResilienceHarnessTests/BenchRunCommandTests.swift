@@ -50,14 +50,14 @@ import Testing
         return try decoder.decode(RunReport.self, from: Data(text.utf8))
     }
 
-    @Test func aJSONRunPrintsOneReportOnStdoutWritesItsFilesAndReRenders() throws {
+    @Test func aJSONRunPrintsOneReportOnStdoutWritesItsFilesAndReRenders() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         // The default baseline, made with this profile: the page compares with it.
         try scratch.writeBaseline(Baseline(profile: "cli-test", scenarios: [
             "housekeeping": ["time_to_complete_s": MetricBaseline(value: 999, tolerance: 0.25, direction: .lowerIsBetter)]
         ]))
-        let run = try runBench(
+        let run = try await runBench(
             ["--profile", scratch.profile, "--scenario", "housekeeping", "--json", "--out", scratch.out], in: scratch.root)
         #expect(run.status == 0, "\(run.output)")
         // stdout is exactly one JSON report; progress went to stderr.
@@ -77,7 +77,7 @@ import Testing
         // `bench report DIR` renders the page again from the files, with the same verdicts.
         let rows = html.components(separatedBy: "<tr class=\"verdict ").dropFirst().map { $0.prefix(while: { $0 != "<" }) }
         try FileManager.default.removeItem(atPath: scratch.out + "/report.html")
-        let again = try runBench(["report", scratch.out])
+        let again = try await runBench(["report", scratch.out])
         #expect(again.status == 0, "\(again.output)")
         #expect(again.stdout.contains("report: \(scratch.out)/report.html"))
         let rerendered = scratch.text("report.html")
@@ -86,12 +86,12 @@ import Testing
             .map { $0.prefix(while: { $0 != "<" }) } == rows)
     }
 
-    @Test func aTimeLimitStopsTheScenarioAndFailsIt() throws {
+    @Test func aTimeLimitStopsTheScenarioAndFailsIt() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         // A default baseline made with another profile: the page says why it has none.
         try scratch.writeBaseline(Baseline(profile: "flaky-wifi", scenarios: [:]))
-        let run = try runBench(
+        let run = try await runBench(
             ["--profile", scratch.profile, "--scenario", "housekeeping", "--time-limit", "1", "--out", scratch.out],
             in: scratch.root)
         #expect(run.status == 1, "\(run.output)")
@@ -103,7 +103,7 @@ import Testing
             + "was made with profile flaky-wifi, this run used cli-test."))
     }
 
-    @Test func theGateFailsOnARegressionComparingOnlyTheScenarioRun() throws {
+    @Test func theGateFailsOnARegressionComparingOnlyTheScenarioRun() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let baseline = scratch.root + "/baseline.json"
@@ -113,7 +113,7 @@ import Testing
             ],
             "crash-recovery": ["time_to_complete_s": MetricBaseline(value: 1, tolerance: 0, direction: .lowerIsBetter)],
         ]), to: baseline)
-        let gate = try runBench([
+        let gate = try await runBench([
             "gate", "--baseline", baseline, "--profile", scratch.profile, "--scenario", "license-before-background",
             "--out", scratch.out,
         ])
@@ -125,13 +125,13 @@ import Testing
         #expect(!gate.stdout.contains("property failed") && !gate.stdout.contains("missing scenario"), "\(gate.stdout)")
     }
 
-    @Test func updatingTheBaselineFromAFailingRunIsRefused() throws {
+    @Test func updatingTheBaselineFromAFailingRunIsRefused() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let baseline = scratch.root + "/baseline.json"
         try scratch.writeBaseline(Baseline(profile: "cli-test", scenarios: [:]), to: baseline)
         let before = FileManager.default.contents(atPath: baseline)
-        let gate = try runBench([
+        let gate = try await runBench([
             "gate", "--baseline", baseline, "--profile", scratch.profile, "--scenario", "license-before-background",
             "--time-limit", "1", "--update-baseline", "--out", scratch.out,
         ])

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import BenchCore
 import Foundation
+import Synchronization
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -42,6 +43,7 @@ public final class HTTPTransport: Sendable {
     /// The timeouts in force.
     public let configuration: TransportConfiguration
     let client: HTTPClient
+    private let isShutDown = Mutex(false)
 
     /// A client on NIO's shared event loops.
     public init(configuration: TransportConfiguration = TransportConfiguration()) {
@@ -58,7 +60,16 @@ public final class HTTPTransport: Sendable {
 
     /// Closes every connection. Call once, before dropping the transport.
     public func shutdown() async throws {
+        isShutDown.withLock { $0 = true }
         try await client.shutdown()
+    }
+
+    /// A transport dropped without `shutdown()` (its owner failed on the way, or a
+    /// transfer outlived the manager) closes its client itself rather than let
+    /// AsyncHTTPClient stop the process for a client that was never shut down.
+    deinit {
+        guard !isShutDown.withLock({ $0 }) else { return }
+        client.shutdown().whenComplete { _ in }
     }
 
     /// `url` as sent over `interface`: the path and query of `url`, to the interface's

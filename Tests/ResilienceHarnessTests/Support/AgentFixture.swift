@@ -26,7 +26,10 @@ struct BenchOutcome {
 
 /// Runs `bench arguments` to its end, in `directory` (default: this process's), and
 /// collects what it wrote on stdout and on stderr (through files: no pipe to fill up).
-func runBench(_ arguments: [String], in directory: String? = nil) throws -> BenchOutcome {
+/// The wait happens on a Dispatch thread, not on one of the few threads of Swift's
+/// cooperative pool: a bench run lasts up to a minute, and blocking a pool thread that
+/// long would stall every other test's async work until it timed out.
+func runBench(_ arguments: [String], in directory: String? = nil) async throws -> BenchOutcome {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: try benchExecutable())
     process.arguments = arguments
@@ -39,7 +42,12 @@ func runBench(_ arguments: [String], in directory: String? = nil) throws -> Benc
     process.standardOutput = handles[0]
     process.standardError = handles[1]
     try process.run()
-    process.waitUntilExit()
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        DispatchQueue.global().async {
+            process.waitUntilExit()
+            continuation.resume()
+        }
+    }
     for handle in handles { try handle.close() }
     let text = paths.map { String(decoding: FileManager.default.contents(atPath: $0) ?? Data(), as: UTF8.self) }
     return BenchOutcome(status: process.terminationStatus, stdout: text[0], stderr: text[1])
