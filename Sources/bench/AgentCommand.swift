@@ -69,7 +69,7 @@ struct AgentAppCommand: AsyncParsableCommand {
             rentalRenewalLead: renewalLead.map { .milliseconds(Int64($0 * 1000)) })
         let status: Int32
         do { status = try await AgentRuntime.run(options: options) } catch {
-            FileHandle.standardError.write(Data("error: the agent cannot start on \(storage): \(error)\n".utf8))
+            FileHandle.standardError.writeSurvivingSignals(Data("error: the agent cannot start on \(storage): \(error)\n".utf8))
             throw ExitCode(2)
         }
         if status != 0 { throw ExitCode(status) }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BenchCore
 import Foundation
 
 @main
@@ -26,7 +27,7 @@ struct Bench: AsyncParsableCommand {
             }
         } catch {
             if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                FileHandle.standardError.writeSurvivingSignals(Data((fullMessage(for: error) + "\n").utf8))
                 Foundation.exit(2)
             }
             exit(withError: error)

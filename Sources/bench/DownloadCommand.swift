@@ -108,7 +108,7 @@ struct DownloadCommand: AsyncParsableCommand {
                 if let export { await Self.export(token, of: manager, to: export) }
             } else {
                 failed = true
-                FileHandle.standardError.write(Data("error: \(token) failed: \(status?.failure?.description ?? "unknown")\n".utf8))
+                FileHandle.standardError.writeSurvivingSignals(Data("error: \(token) failed: \(status?.failure?.description ?? "unknown")\n".utf8))
             }
         }
         await manager.shutdown()
@@ -200,6 +200,6 @@ private func badInput(_ message: String) -> Never {
 
 /// Prints `message` on stderr and exits with `code`.
 private func fail(_ message: String, code: Int32) -> Never {
-    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+    FileHandle.standardError.writeSurvivingSignals(Data("error: \(message)\n".utf8))
     exit(code)
 }

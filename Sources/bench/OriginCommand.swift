@@ -64,7 +64,7 @@ struct OriginCommand: AsyncParsableCommand {
         configuration.controlAPIEnabled = true
         if let faults {
             do { configuration.faultRules = try FaultRuleSet.load(contentsOf: faults) } catch {
-                FileHandle.standardError.write(Data("error: --faults \(error)\n".utf8))
+                FileHandle.standardError.writeSurvivingSignals(Data("error: --faults \(error)\n".utf8))
                 throw ExitCode(2)
             }
         }
@@ -73,10 +73,10 @@ struct OriginCommand: AsyncParsableCommand {
         }
         let server: OriginServer
         do { server = try await OriginServer.start(configuration: configuration) } catch let error as ContentError {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            FileHandle.standardError.writeSurvivingSignals(Data("error: \(error)\n".utf8))
             throw ExitCode(2)
         } catch {
-            FileHandle.standardError.write(Data("error: cannot listen on \(host):\(port): \(error)\n".utf8))
+            FileHandle.standardError.writeSurvivingSignals(Data("error: cannot listen on \(host):\(port): \(error)\n".utf8))
             throw ExitCode(1)
         }
         let base = "http://\(host):\(server.port)"

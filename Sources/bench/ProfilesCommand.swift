@@ -58,5 +58,5 @@ struct ProfilesCommand: ParsableCommand {
 
 /// Writes a line to standard error.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    FileHandle.standardError.writeSurvivingSignals(Data((message + "\n").utf8))
 }

@@ -55,7 +55,7 @@ struct ProxyCommand: AsyncParsableCommand {
     func run() async throws {
         var loaded: Profile
         do { loaded = try Profile.load(contentsOf: profile) } catch {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            FileHandle.standardError.writeSurvivingSignals(Data("error: \(error)\n".utf8))
             throw ExitCode(2)
         }
         if let seed { loaded.seed = seed }
@@ -73,7 +73,7 @@ struct ProxyCommand: AsyncParsableCommand {
         do {
             conditioner = try LinkConditioner.start(configuration: configuration, sink: FanOutSink(sinks))
         } catch {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            FileHandle.standardError.writeSurvivingSignals(Data("error: \(error)\n".utf8))
             throw ExitCode(1)
         }
         print("profile \(loaded.name): \(loaded.description) (seed \(loaded.seed), \(Units.format(loaded.duration)))")

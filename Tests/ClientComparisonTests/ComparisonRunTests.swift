@@ -72,7 +72,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: script) }
         let options = smallComparison(
             clients: [FakeClient.definition("resumer", script: script, how: "resume"), FakeClient.definition("restarter", script: script)],
-            modes: [.killRerun])
+            // 8 s a download: the kill at 4 s lands mid-way however late a loaded machine polls.
+            modes: [.killRerun], targetSeconds: 8)
         let report = try await ComparisonRunner.run(options).report
         for name in ["resumer", "restarter"] {
             let run = try #require(report.run(client: name, mode: .killRerun))

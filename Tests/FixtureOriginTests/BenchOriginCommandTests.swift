@@ -1,3 +1,4 @@
+import BenchCore
 import Foundation
 import Testing
 
@@ -40,7 +41,8 @@ struct BenchOriginCommandTests {
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let reading = errors.fileHandleForReading
+        let text = try await offPool { String(decoding: reading.readToEndSurvivingSignals(), as: UTF8.self) }
         process.waitUntilExit()
         #expect(process.terminationStatus == 2)
         #expect(text.contains("--faults \(file)"), "\(text)")
@@ -65,20 +67,24 @@ struct BenchOriginCommandTests {
 
         // The first line names the URL (the port was chosen by the system); the last line
         // before it serves names the manifest endpoint.
-        var printed = ""
-        while !printed.contains("hash manifest") || !printed.hasSuffix("\n") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }  // EOF: the origin ended early
-            printed += String(decoding: chunk, as: UTF8.self)
+        let reading = output.fileHandleForReading
+        let printed = try await offPool {
+            var printed = ""
+            while !printed.contains("hash manifest") || !printed.hasSuffix("\n") {
+                let chunk = reading.readSomeSurvivingSignals()
+                if chunk.isEmpty { break }  // EOF: the origin ended early
+                printed += String(decoding: chunk, as: UTF8.self)
+            }
+            return printed
         }
         let first = try #require(printed.split(separator: "\n").first, "bench origin printed nothing")
         let port = try #require(first.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) }, "\(first)")
 
         let client = try RawHTTPConnection(port: port, timeoutSeconds: 30)
         try client.request("GET", "/videos/online-only/master.m3u8")
-        #expect(try client.readResponse()?.status == 410)
+        #expect(try await client.readResponse()?.status == 410)
         try client.request("GET", "/videos/clear/master.m3u8")
-        #expect(try client.readResponse()?.status == 200)
+        #expect(try await client.readResponse()?.status == 200)
 
         #expect(printed.contains("fault rules from \(file): gone"), "\(printed)")
         process.terminate()

@@ -15,7 +15,7 @@ import Testing
             let huge = String(repeating: "a", count: 100 * 1024)
             // The server may close while this is still being sent: a failed send is allowed.
             try? client.send("GET \(Self.master) HTTP/1.1\r\nHost: origin.test\r\nX-Huge: \(huge)\r\n\r\n")
-            let answer = String(decoding: try client.readToEOF(), as: UTF8.self)
+            let answer = String(decoding: try await client.readToEOF(), as: UTF8.self)
             #expect(client.sawEOF)
             #expect(answer.isEmpty || answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(80))")
             let log = try await waitForLog(server, count: 1)
@@ -24,7 +24,7 @@ import Testing
 
             let other = try RawHTTPConnection(port: server.port)
             try other.request("GET", Self.master)
-            #expect(try other.readResponse()?.status == 200)
+            #expect(try await other.readResponse()?.status == 200)
         }
     }
 
@@ -35,17 +35,17 @@ import Testing
         try await withOrigin { server in
             let foo = try RawHTTPConnection(port: server.port)
             try foo.send("FOO /videos HTTP/1.1\r\nHost: origin.test\r\n\r\n")
-            #expect(String(decoding: try foo.readToEOF(), as: UTF8.self).hasPrefix("HTTP/1.1 400"))
+            #expect(String(decoding: try await foo.readToEOF(), as: UTF8.self).hasPrefix("HTTP/1.1 400"))
 
             let client = try RawHTTPConnection(port: server.port)
             try client.request("SOURCE", "/videos")
-            #expect(try client.readResponse()?.status == 501)
+            #expect(try await client.readResponse()?.status == 501)
             try client.request("PROPFIND", "/videos")
-            let propfind = try #require(try client.readResponse())
+            let propfind = try #require(try await client.readResponse())
             #expect(propfind.status == 405)
             #expect(propfind.headers["allow"] == "GET, HEAD")
             try client.request("GET", "/videos")  // the same connection goes on
-            #expect(try client.readResponse()?.status == 200)
+            #expect(try await client.readResponse()?.status == 200)
 
             let log = try await waitForLog(server, count: 4)
             #expect(log.map(\.status).sorted() == [200, 400, 405, 501])
@@ -57,11 +57,11 @@ import Testing
         try await withOrigin { server in
             let client = try RawHTTPConnection(port: server.port)
             try client.send("GET \(Self.master) HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
-            let first = try #require(try client.readResponse())
+            let first = try #require(try await client.readResponse())
             #expect(first.status == 200)
             #expect(first.headers["connection"]?.lowercased() == "keep-alive")
             try client.send("GET /videos HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
-            #expect(try client.readResponse()?.status == 200)
+            #expect(try await client.readResponse()?.status == 200)
             let log = try await waitForLog(server, count: 2)
             #expect(Set(log.map(\.connectionID)).count == 1)
         }
@@ -71,10 +71,10 @@ import Testing
         try await withOrigin { server in
             let client = try RawHTTPConnection(port: server.port)
             try client.send("GET \(Self.master) HTTP/1.0\r\n\r\n")
-            let response = try #require(try client.readResponse())
+            let response = try #require(try await client.readResponse())
             #expect(response.status == 200)
             #expect(response.headers["connection"] == "close")
-            #expect(try client.readToEOF().isEmpty)
+            #expect(try await client.readToEOF().isEmpty)
             #expect(client.sawEOF)
         }
     }
@@ -88,7 +88,7 @@ import Testing
             let client = try RawHTTPConnection(port: server.port)
             for path in ["/videos/http-key/key", Self.master] {
                 try client.request("GET", path)
-                #expect(try client.readResponse()?.status == 200, "\(path)")
+                #expect(try await client.readResponse()?.status == 200, "\(path)")
             }
             for path in [
                 "/videos/http-key/400k/../key", "/videos/./clear/master.m3u8", "/videos/clear/./master.m3u8",
@@ -98,7 +98,7 @@ import Testing
                 "/nope", "/videos/missing/master.m3u8",
             ] {
                 try client.request("GET", path)
-                #expect(try client.readResponse()?.status == 404, "\(path)")
+                #expect(try await client.readResponse()?.status == 404, "\(path)")
             }
         }
     }

@@ -16,15 +16,15 @@ import Testing
             let head = Array(("GET /videos HTTP/1.1\r\nHost: origin.test\r\nX-Padding: "
                 + String(repeating: "trickle-", count: 10) + "\r\n\r\n").utf8)
             var sent = 0
-            while sent < head.count, !client.waitForReadable(milliseconds: 100) {
+            while sent < head.count, !(await client.waitForReadable(milliseconds: 100)) {
                 try client.send([head[sent]])
                 sent += 1
             }
             #expect(sent < head.count, "the whole head went out: the server never cut the client off")
-            let response = try #require(try client.readResponse())
+            let response = try #require(try await client.readResponse())
             #expect(response.status == 408)
             #expect(response.headers["connection"] == "close")
-            #expect(try client.readToEOF().isEmpty)
+            #expect(try await client.readToEOF().isEmpty)
             let log = try await waitForLog(server, count: 1)
             #expect(log.map(\.status) == [408])
             #expect(log.first?.method == "-" && log.first?.completed == true)
@@ -36,10 +36,10 @@ import Testing
         try await withOrigin({ $0.requestTimeout = .milliseconds(500); $0.idleTimeout = .seconds(60) }) { server in
             let client = try RawHTTPConnection(port: server.port, timeoutSeconds: 30)
             try client.send("POST /license HTTP/1.1\r\nHost: origin.test\r\nContent-Length: 100\r\n\r\n{\"asset")
-            let response = try #require(try client.readResponse())
+            let response = try #require(try await client.readResponse())
             #expect(response.status == 408)
             #expect(response.headers["connection"] == "close")
-            #expect(try client.readToEOF().isEmpty)
+            #expect(try await client.readToEOF().isEmpty)
             let log = try await waitForLog(server, count: 1)
             #expect(log.map(\.status) == [408])
             #expect(log.first?.method == "POST" && log.first?.path == "/license")
@@ -58,11 +58,13 @@ import Testing
     @Test func servesASlowRequestThatArrivesInTime() async throws {
         try await withOrigin({ $0.requestTimeout = .seconds(10) }) { server in
             let client = try RawHTTPConnection(port: server.port)
-            for piece in ["POST /_control/back", "ground HTTP/1.1\r\nHost: o\r\n", "Content-Length: 4\r\n\r\n", "true"] {
-                try client.send(piece)
-                usleep(200_000)
+            try await offPool {
+                for piece in ["POST /_control/back", "ground HTTP/1.1\r\nHost: o\r\n", "Content-Length: 4\r\n\r\n", "true"] {
+                    try client.send(piece)
+                    usleep(200_000)
+                }
             }
-            #expect(try client.readResponse()?.status == 204)
+            #expect(try await client.readResponse()?.status == 204)
             #expect(server.licenseServer.appInBackground)
         }
     }
@@ -72,10 +74,10 @@ import Testing
         try await withOrigin({ $0.requestTimeout = .milliseconds(300); $0.idleTimeout = .seconds(60) }) { server in
             let client = try RawHTTPConnection(port: server.port)
             try client.request("GET", "/videos")
-            #expect(try client.readResponse()?.status == 200)
+            #expect(try await client.readResponse()?.status == 200)
             try await Task.sleep(for: .milliseconds(1500))
             try client.request("GET", "/videos/clear")
-            #expect(try client.readResponse()?.status == 200)
+            #expect(try await client.readResponse()?.status == 200)
             #expect(server.requestLog.allSatisfy { $0.status == 200 })
         }
     }
@@ -93,10 +95,10 @@ import Testing
             }
             let normal = try RawHTTPConnection(port: server.port)
             try normal.request("GET", "/videos/clear/master.m3u8")
-            #expect(try normal.readResponse()?.status == 200)
+            #expect(try await normal.readResponse()?.status == 200)
             var timedOut = 0
             for client in partial {
-                if try client.readResponse()?.status == 408, try client.readToEOF().isEmpty { timedOut += 1 }
+                if try await client.readResponse()?.status == 408, try await client.readToEOF().isEmpty { timedOut += 1 }
             }
             #expect(timedOut == 200)
             let log = try await waitForLog(server, count: 201)

@@ -13,7 +13,7 @@ import Testing
             let terms = LicenseTerms(kind: .rental, rentalDurationSeconds: 3600, playDurationSeconds: 600)
             let request = LicenseRequest(assetID: "protected", keyID: keyID, nonce: "n-1", terms: terms)
             try client.request("POST", "/license", body: Array(try JSONEncoder().encode(request)))
-            let issued = try #require(try client.readResponse())
+            let issued = try #require(try await client.readResponse())
             #expect(issued.status == 200)
             let license = try JSONDecoder().decode(License.self, from: Data(issued.body))
             #expect(license.contentKey == Data(key))
@@ -21,7 +21,7 @@ import Testing
             let renewal = RenewalRequest(
                 assetID: "protected", keyID: keyID, nonce: "n-2", previousSignature: license.signature)
             try client.request("POST", "/license/renew", body: Array(try JSONEncoder().encode(renewal)))
-            let renewed = try #require(try client.readResponse())
+            let renewed = try #require(try await client.readResponse())
             #expect(renewed.status == 200)
             #expect(try JSONDecoder().decode(License.self, from: Data(renewed.body)).renewalOf == license.signature)
         }
@@ -32,7 +32,7 @@ import Testing
             let client = try RawHTTPConnection(port: server.port)
             let request = LicenseRequest(assetID: "protected", keyID: "nope", nonce: "n", terms: .purchase)
             try client.request("POST", "/license", body: Array(try JSONEncoder().encode(request)))
-            #expect(try client.readResponse()?.status == 404)
+            #expect(try await client.readResponse()?.status == 404)
         }
     }
 
@@ -47,18 +47,18 @@ import Testing
             server.licenseServer.setAppInBackground(true)
             let client = try RawHTTPConnection(port: server.port)
             try client.request("POST", "/license", body: request)
-            #expect(try client.readResponse()?.status == 403)
+            #expect(try await client.readResponse()?.status == 403)
             try client.request("GET", "/license")
-            #expect(try client.readResponse()?.status == 405)
+            #expect(try await client.readResponse()?.status == 405)
             try client.request("POST", "/license/renew", body: Array(repeating: 0x7B, count: 2048))
-            #expect(try client.readResponse()?.status == 413)  // and the connection closes
+            #expect(try await client.readResponse()?.status == 413)  // and the connection closes
 
             server.licenseServer.setAppInBackground(false)
             let again = try RawHTTPConnection(port: server.port)
             try again.request("POST", "/license", body: request)
-            #expect(try again.readResponse()?.status == 200)
+            #expect(try await again.readResponse()?.status == 200)
             try again.request("POST", "/license", body: Array("not json".utf8))
-            #expect(try again.readResponse()?.status == 400)
+            #expect(try await again.readResponse()?.status == 400)
 
             let records = server.licenseServer.records
             let received = records.compactMap { event -> Bool? in
@@ -97,9 +97,9 @@ import Testing
                 LicenseRequest(assetID: "protected", keyID: keyID, nonce: "n", terms: .purchase)))
             let client = try RawHTTPConnection(port: server.port)
             try client.request("POST", "/license", body: request)
-            #expect(try client.readResponse()?.status == 503)
+            #expect(try await client.readResponse()?.status == 503)
             try client.request("POST", "/license", body: request)
-            #expect(try client.readResponse()?.status == 200)
+            #expect(try await client.readResponse()?.status == 200)
             let kinds = server.licenseServer.records.map { event -> String in
                 switch event.kind {
                 case .requestReceived: "received"
@@ -117,7 +117,7 @@ import Testing
             server.licenseServer.setAppInBackground(true)
             let client = try RawHTTPConnection(port: server.port)
             try client.request("GET", "/license/certificate")
-            let response = try #require(try client.readResponse())
+            let response = try #require(try await client.readResponse())
             #expect(response.status == 403)
             #expect(String(decoding: response.body, as: UTF8.self).contains("app_in_background"))
         }

@@ -10,7 +10,7 @@ import Testing
         try await withOrigin { server in
             let client = try RawHTTPConnection(port: server.port, timeoutSeconds: 30)
             try client.request("GET", "/videos/protected/manifest.json")
-            let response = try #require(try client.readResponse())
+            let response = try #require(try await client.readResponse())
             #expect(response.status == 200)
             #expect(response.headers["content-type"] == "application/json")
             let manifest = try JSONDecoder().decode(HashManifest.self, from: Data(response.body))
@@ -23,13 +23,13 @@ import Testing
             // What the origin serves next hashes to the manifest's entries.
             for path in ["/videos/protected/400k/seg1.ts", "/videos/protected/master.m3u8"] {
                 try client.request("GET", path)
-                let served = try #require(try client.readResponse())
+                let served = try #require(try await client.readResponse())
                 let hash = SHA256.hash(data: served.body).map { String(format: "%02x", $0) }.joined()
                 #expect(manifest.entries[path]?.sha256 == hash, "\(path)")
                 #expect(manifest.entries[path]?.byteCount == served.body.count, "\(path)")
             }
             try client.request("GET", "/videos/no-such-video/manifest.json")
-            #expect(try client.readResponse()?.status == 404)
+            #expect(try await client.readResponse()?.status == 404)
         }
     }
 }

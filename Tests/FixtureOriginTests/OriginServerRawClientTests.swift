@@ -16,10 +16,13 @@ private func socketSend(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -
     #endif
 }
 
-/// A tiny blocking HTTP/1.1 client over one POSIX socket, for live-socket tests: it
+/// A tiny HTTP/1.1 client over one blocking POSIX socket, for live-socket tests: it
 /// sends exactly the bytes a test writes and reads responses by `Content-Length`, so
 /// tests can see short bodies, EOFs and malformed exchanges a real client would hide.
-final class RawHTTPConnection {
+/// Its reads wait on a thread of their own (`offPool`): a test waiting seconds for a
+/// timeout must not hold one of the few threads every other test's async work runs on.
+// @unchecked: a test uses a connection from one task at a time, one call after another.
+final class RawHTTPConnection: @unchecked Sendable {
     struct Response {
         var status: Int
         /// Lowercased names.
@@ -91,7 +94,11 @@ final class RawHTTPConnection {
     }
 
     /// Reads one response; nil when the connection ended before any byte of it.
-    func readResponse(head: Bool = false) throws -> Response? {
+    func readResponse(head: Bool = false) async throws -> Response? {
+        try await offPool { try self.readResponseNow(head: head) }
+    }
+
+    private func readResponseNow(head: Bool) throws -> Response? {
         let separator: [UInt8] = [13, 10, 13, 10]
         var end: Int?
         while true {
@@ -124,24 +131,30 @@ final class RawHTTPConnection {
 
     /// Waits up to `milliseconds` for the server to send something or close the
     /// connection; true if it did (a read would not block).
-    func waitForReadable(milliseconds: Int32) -> Bool {
+    func waitForReadable(milliseconds: Int32) async -> Bool {
         if !pending.isEmpty || sawEOF { return true }
-        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return poll(&descriptor, 1, milliseconds) > 0
+        let fd = fd
+        return (try? await offPool {
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            return poll(&descriptor, 1, milliseconds) > 0
+        }) ?? false
     }
 
     /// Reads until the server closes; returns what came.
-    func readToEOF() throws -> [UInt8] {
-        while try fill() {}
-        defer { pending = [] }
-        return pending
+    func readToEOF() async throws -> [UInt8] {
+        try await offPool {
+            while try self.fill() {}
+            defer { self.pending = [] }
+            return self.pending
+        }
     }
 
     /// Reads once more; false at EOF (or a reset). Throws on timeout.
     private func fill() throws -> Bool {
         if sawEOF { return false }
         var chunk = [UInt8](repeating: 0, count: 65536)
-        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        var n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        while n < 0, errno == EINTR { n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) } }
         if n > 0 {
             pending += chunk[..<n]
             return true
@@ -149,6 +162,14 @@ final class RawHTTPConnection {
         if n < 0, errno == EAGAIN || errno == EWOULDBLOCK { throw Failure(description: "read timed out") }
         sawEOF = true
         return false
+    }
+}
+
+/// Runs blocking work (socket reads, pipe reads, deliberate pauses) on a thread of its
+/// own and waits for it without holding a thread of the cooperative pool.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
     }
 }
 

@@ -15,7 +15,7 @@ import Testing
             let expected = try #require(server.store.resource(at: Self.master))
             let client = try RawHTTPConnection(port: server.port)
             try client.request("GET", Self.master)
-            let response = try #require(try client.readResponse())
+            let response = try #require(try await client.readResponse())
             #expect(response.status == 200)
             #expect(response.body == expected.bytes)
             #expect(response.headers["etag"] == expected.etag)
@@ -30,7 +30,7 @@ import Testing
             let expected = try #require(server.store.resource(at: Self.segment)).bytes
             let client = try RawHTTPConnection(port: server.port)
             try client.request("GET", Self.segment, headers: ["Range": "bytes=10-99"])
-            let response = try #require(try client.readResponse())
+            let response = try #require(try await client.readResponse())
             #expect(response.status == 206)
             #expect(response.body == Array(expected[10...99]))
             #expect(response.headers["content-range"] == "bytes 10-99/\(expected.count)")
@@ -43,7 +43,7 @@ import Testing
             let expected = try #require(server.store.resource(at: Self.segment)).bytes
             let client = try RawHTTPConnection(port: server.port)
             try client.request("GET", Self.segment, headers: ["Range": "bytes=10-99", "If-Range": "\"stale\""])
-            let response = try #require(try client.readResponse())
+            let response = try #require(try await client.readResponse())
             #expect(response.status == 200)
             #expect(response.body == expected)
         }
@@ -57,7 +57,7 @@ import Testing
             let client = try RawHTTPConnection(port: server.port)
             for validator in [resource.etag, HTTPDate.format(resource.lastModified)] {
                 try client.request("GET", Self.segment, headers: ["Range": "bytes=10-99", "If-Range": validator])
-                let response = try #require(try client.readResponse())
+                let response = try #require(try await client.readResponse())
                 #expect(response.status == 206, "If-Range: \(validator)")
                 #expect(response.body == Array(resource.bytes[10...99]))
                 #expect(response.headers["content-range"] == "bytes 10-99/\(resource.bytes.count)")
@@ -65,7 +65,7 @@ import Testing
             // A date one second off is a mismatch: the whole resource.
             let other = HTTPDate.format(resource.lastModified.addingTimeInterval(1))
             try client.request("GET", Self.segment, headers: ["Range": "bytes=10-99", "If-Range": other])
-            #expect(try client.readResponse()?.status == 200)
+            #expect(try await client.readResponse()?.status == 200)
         }
     }
 
@@ -74,7 +74,7 @@ import Testing
             let length = try #require(server.store.resource(at: Self.segment)).bytes.count
             let client = try RawHTTPConnection(port: server.port)
             try client.request("GET", Self.segment, headers: ["Range": "bytes=\(length)-"])
-            let response = try #require(try client.readResponse())
+            let response = try #require(try await client.readResponse())
             #expect(response.status == 416)
             #expect(response.headers["content-range"] == "bytes */\(length)")
             #expect(response.body.isEmpty)
@@ -86,12 +86,12 @@ import Testing
             let length = try #require(server.store.resource(at: Self.segment)).bytes.count
             let client = try RawHTTPConnection(port: server.port)
             try client.request("HEAD", Self.segment)
-            let head = try #require(try client.readResponse(head: true))
+            let head = try #require(try await client.readResponse(head: true))
             #expect(head.status == 200)
             #expect(head.headers["content-length"] == String(length))
             // Had a body followed, this second response would be parsed from it.
             try client.request("GET", Self.master)
-            #expect(try client.readResponse()?.status == 200)
+            #expect(try await client.readResponse()?.status == 200)
         }
     }
 
@@ -99,9 +99,9 @@ import Testing
         try await withOrigin { server in
             let client = try RawHTTPConnection(port: server.port)
             try client.request("GET", Self.master)
-            #expect(try client.readResponse()?.status == 200)
+            #expect(try await client.readResponse()?.status == 200)
             try client.request("GET", Self.segment)
-            #expect(try client.readResponse()?.status == 200)
+            #expect(try await client.readResponse()?.status == 200)
             let log = try await waitForLog(server, count: 2)
             #expect(log.count == 2)
             #expect(Set(log.map(\.connectionID)).count == 1)
@@ -112,10 +112,10 @@ import Testing
         try await withOrigin { server in
             let client = try RawHTTPConnection(port: server.port)
             try client.request("GET", Self.master, headers: ["Connection": "close"])
-            let response = try #require(try client.readResponse())
+            let response = try #require(try await client.readResponse())
             #expect(response.status == 200)
             #expect(response.headers["connection"] == "close")
-            #expect(try client.readToEOF().isEmpty)
+            #expect(try await client.readToEOF().isEmpty)
         }
     }
 
@@ -123,15 +123,15 @@ import Testing
         try await withOrigin { server in
             let client = try RawHTTPConnection(port: server.port)
             try client.send("GET /nope HTTP/1.1\r\nHost: o\r\n\r\nGET \(Self.master) HTTP/1.1\r\nHost: o\r\n\r\n")
-            #expect(try client.readResponse()?.status == 404)
-            #expect(try client.readResponse()?.status == 200)
+            #expect(try await client.readResponse()?.status == 404)
+            #expect(try await client.readResponse()?.status == 200)
         }
     }
 
     @Test func closesAnIdleConnection() async throws {
         try await withOrigin({ $0.idleTimeout = .milliseconds(100) }) { server in
             let client = try RawHTTPConnection(port: server.port)
-            #expect(try client.readToEOF().isEmpty)
+            #expect(try await client.readToEOF().isEmpty)
         }
     }
 
@@ -139,7 +139,7 @@ import Testing
         try await withOrigin { server in
             let client = try RawHTTPConnection(port: server.port)
             try client.send("\u{1}\u{2} not http at all\r\n\r\n")
-            let rest = try client.readToEOF()
+            let rest = try await client.readToEOF()
             #expect(String(decoding: rest, as: UTF8.self).hasPrefix("HTTP/1.1 400"))
             let log = try await waitForLog(server, count: 1)
             #expect(log.count == 1 && log.first?.status == 400 && log.first?.method == "-")
@@ -150,7 +150,7 @@ import Testing
         try await withOrigin { server in
             let client = try RawHTTPConnection(port: server.port)
             try client.request("DELETE", Self.master)
-            let response = try #require(try client.readResponse())
+            let response = try #require(try await client.readResponse())
             #expect(response.status == 405)
             #expect(response.headers["allow"] == "GET, HEAD")
         }
@@ -160,7 +160,7 @@ import Testing
         try await withOrigin({ $0.maximumRequestBodyBytes = 1024 }) { server in
             let client = try RawHTTPConnection(port: server.port)
             try client.request("POST", "/license", body: Array(repeating: 0x41, count: 2048))
-            #expect(try client.readResponse()?.status == 413)
+            #expect(try await client.readResponse()?.status == 413)
         }
     }
 
@@ -168,10 +168,10 @@ import Testing
         try await withOrigin { server in
             let client = try RawHTTPConnection(port: server.port)
             try client.request("POST", "/_control/background", body: Array("true".utf8))
-            #expect(try client.readResponse()?.status == 204)
+            #expect(try await client.readResponse()?.status == 204)
             #expect(server.licenseServer.appInBackground)
             try client.request("POST", "/license", body: Array("{}".utf8))
-            let response = try #require(try client.readResponse())
+            let response = try #require(try await client.readResponse())
             #expect(response.status == 403)
             #expect(String(decoding: response.body, as: UTF8.self).contains("app_in_background"))
         }
@@ -181,7 +181,7 @@ import Testing
         try await withOrigin { server in
             let client = try RawHTTPConnection(port: server.port)
             try client.request("POST", "/license/certificate")
-            let response = try #require(try client.readResponse())
+            let response = try #require(try await client.readResponse())
             #expect(response.status == 200)
             #expect(response.headers["content-type"] == "application/json")
             let certificate = try JSONDecoder().decode(CertificateResponse.self, from: Data(response.body))
@@ -195,9 +195,9 @@ import Testing
         try await withOrigin(sink: { seen.append($0) }) { server in
             let client = try RawHTTPConnection(port: server.port)
             try client.request("GET", Self.segment, headers: ["Range": "bytes=0-9"])
-            _ = try client.readResponse()
+            _ = try await client.readResponse()
             try client.request("GET", "/nope")
-            _ = try client.readResponse()
+            _ = try await client.readResponse()
             let log = try await waitForLog(server, count: 2)
             #expect(log.map(\.status) == [206, 404])
             #expect(log[0].method == "GET")

@@ -37,11 +37,11 @@ import Testing
         try await withOrigin({ $0.interfaces = ["127.0.0.1:9001": "wifi"] }) { server in
             let client = try RawHTTPConnection(port: server.port)
             try client.send("PROXY TCP4 10.0.0.7 127.0.0.1 40000 9001\r\nGET /videos HTTP/1.1\r\nHost: o\r\n\r\n")
-            #expect(try client.readResponse()?.status == 200)
+            #expect(try await client.readResponse()?.status == 200)
             let other = try RawHTTPConnection(port: server.port)
             try other.send("PROXY TCP4 10.0.0.7 127.0.0.1 40001 9002\r\n")
             try other.request("GET", "/videos")
-            #expect(try other.readResponse()?.status == 200)
+            #expect(try await other.readResponse()?.status == 200)
             let log = try await waitForLog(server, count: 2)
             #expect(Set(log.compactMap(\.interface)) == ["wifi", "127.0.0.1:9002"])
             #expect(log.contains { $0.proxySource == "10.0.0.7:40000" && $0.interface == "wifi" })
@@ -58,7 +58,7 @@ import Testing
             try client.send("01\r")
             try await Task.sleep(for: .milliseconds(20))
             try client.send("\nGET /videos HTTP/1.1\r\nHost: o\r\n\r\n")
-            #expect(try client.readResponse()?.status == 200)
+            #expect(try await client.readResponse()?.status == 200)
             #expect(try await waitForLog(server, count: 1).first?.interface == "cell")
         }
     }
@@ -67,10 +67,10 @@ import Testing
         try await withOrigin { server in
             let client = try RawHTTPConnection(port: server.port)
             try client.send("PROXY TCP4 nonsense\r\nGET /videos HTTP/1.1\r\nHost: o\r\n\r\n")
-            #expect(try client.readToEOF().isEmpty)
+            #expect(try await client.readToEOF().isEmpty)
             let long = try RawHTTPConnection(port: server.port)
             try long.send("PROXY UNKNOWN " + String(repeating: "x", count: 200))
-            #expect(try long.readToEOF().isEmpty)
+            #expect(try await long.readToEOF().isEmpty)
         }
     }
 }

@@ -94,7 +94,7 @@ import Testing
                     group.addTask {
                         let client = try RawHTTPConnection(port: port)
                         try client.request("GET", path)
-                        return try client.readResponse()?.body
+                        return try await client.readResponse()?.body
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -143,12 +143,12 @@ import Testing
         }) { server in
             let client = try RawHTTPConnection(port: server.port)
             try client.request("GET", "/videos/tiny/200k/seg0.ts")
-            let response = try #require(try client.readResponse())
+            let response = try #require(try await client.readResponse())
             #expect(response.status == 500)
             #expect(String(decoding: response.body, as: UTF8.self).contains("ffmpeg failed to make tiny/200k/seg0.ts"))
             // The playlist does not need ffmpeg and is still served on the same connection.
             try client.request("GET", "/videos/tiny/200k/index.m3u8")
-            #expect(try client.readResponse()?.status == 200)
+            #expect(try await client.readResponse()?.status == 200)
         }
     }
 }

@@ -32,7 +32,8 @@ struct ShutdownTests {
         // Open connections in every state: shaped and streaming, blackholed-and-held.
         var clients: [BlockingSocket] = []
         for _ in 0..<5 { clients.append(try BlockingSocket.mustConnect(to: conditioner.endpoints[.wifi]!)) }
-        for client in clients { _ = client.read(timeout: .seconds(2)) }
+        let streaming = clients
+        _ = try await blocking { for client in streaming { _ = client.read(timeout: .seconds(2)) } }
         conditioner.setState(.cellular, .down(.blackhole))
         clients.append(try BlockingSocket.mustConnect(to: conditioner.endpoints[.cellular]!))
         _ = await conditioner.snapshot()

@@ -1,4 +1,5 @@
 import FixtureOrigin
+import BenchCore
 import Foundation
 import Testing
 
@@ -20,11 +21,17 @@ import Testing
         process.standardOutput = output
         process.standardError = errors
         try process.run()
+        // Read while it runs: a child whose output fills a pipe would wait for us.
+        let readOutput = output.fileHandleForReading.readToEndInBackground()
+        let readErrors = errors.fileHandleForReading.readToEndInBackground()
         let deadline = Date().addingTimeInterval(60)
         while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning { process.terminate() }
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        let (out, err) = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: (readOutput(), readErrors()))
+            }
+        }
         process.waitUntilExit()
         return Outcome(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
                        errors: String(decoding: err, as: UTF8.self))

@@ -106,7 +106,7 @@ import Testing
             #expect(await manager.status(token)?.state == .suspended(.user))
             #expect(await (manager.status(token)?.progress ?? 1) < 1)
             try await manager.resume(token)
-            #expect(try await manager.wait(for: token, seconds: 60) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            #expect(try await manager.wait(for: token, seconds: 120) { $0 == .downloaded || $0 == .failed } == .downloaded)
             let manifest = try fixture.server.store.hashManifest(videoIDs: ["clear"])
             for index in 0..<21 {
                 let entry = try #require(manifest.entries["/videos/clear/400k/seg\(index).ts"])

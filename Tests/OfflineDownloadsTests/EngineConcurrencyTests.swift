@@ -32,7 +32,7 @@ import Testing
             #expect(await manager.status(third)?.state == .requested, "the third must wait for a slot")
             #expect(!fixture.server.requestLog.contains { $0.path.hasPrefix("/videos/http-key/") && $0.path != "/videos/http-key" })
             for token in [first, second, third] {
-                #expect(try await manager.wait(for: token, seconds: 60) { $0 == .downloaded || $0 == .failed } == .downloaded)
+                #expect(try await manager.wait(for: token, seconds: 120) { $0 == .downloaded || $0 == .failed } == .downloaded)
             }
             await manager.shutdown()
             listener.cancel()
@@ -77,7 +77,7 @@ import Testing
         }) { fixture in
             let manager = try await fixture.makeManager(parallelFetches: parallelFetches)
             let token = try await manager.requestDownload(video: try await fixture.video("clear"))
-            #expect(try await manager.wait(for: token, seconds: 60) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            #expect(try await manager.wait(for: token, seconds: 120) { $0 == .downloaded || $0 == .failed } == .downloaded)
             await manager.shutdown()
             let spans = Self.spans(try await fixture.server.settledRequestLog(), prefix: "/videos/clear/400k/")
             #expect(spans.count == 21)

@@ -59,7 +59,7 @@ import Testing
             #expect(await manager.status(token)?.state == .suspended(.storage))
 
             free.withLock { $0 = 10 << 30 }
-            #expect(try await manager.wait(for: token, seconds: 30) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            #expect(try await manager.wait(for: token, seconds: 120) { $0 == .downloaded || $0 == .failed } == .downloaded)
             #expect(!events.states.contains(.failed))
             try Self.expectWhole(fixture.package(token), fixture)
             await manager.shutdown()

@@ -44,10 +44,10 @@ import Testing
                 try await Task.sleep(for: .milliseconds(10))
             }
             conditioner.setState(.wifi, .down(mode))
-            let suspended = try await manager.wait(for: token, seconds: 15) { $0 == .suspended(.network) }
+            let suspended = try await manager.wait(for: token, seconds: 120) { $0 == .suspended(.network) }
             #expect(suspended == .suspended(.network), "\(log.states) path \(fixture.path.currentPath)")
             conditioner.setState(.wifi, .up)
-            #expect(try await manager.wait(for: token, seconds: 30) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            #expect(try await manager.wait(for: token, seconds: 120) { $0 == .downloaded || $0 == .failed } == .downloaded)
             #expect(!log.states.contains(.failed), "\(log.states)")
 
             let manifest = try fixture.server.store.hashManifest(videoIDs: ["clear"])

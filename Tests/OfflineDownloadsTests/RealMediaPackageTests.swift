@@ -27,7 +27,7 @@ import Testing
         }) { fixture in
             let manager = try await fixture.makeManager()
             let token = try await manager.requestDownload(video: try await fixture.video("tiny"))
-            #expect(try await manager.wait(for: token, seconds: 60) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            #expect(try await manager.wait(for: token, seconds: 120) { $0 == .downloaded || $0 == .failed } == .downloaded)
             let master = try #require(await manager.offlineVideo(token)).masterPlaylist.path
             await manager.shutdown()
             // From here on the origin must see nothing: the package is read from disk only.
@@ -97,8 +97,10 @@ import Testing
         try process.run()
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                let err = errors.fileHandleForReading.readDataToEndOfFile()
-                let out = output.fileHandleForReading.readDataToEndOfFile()
+                // Both at once: a child that fills one pipe must not wait for the other to be read.
+                let readErrors = errors.fileHandleForReading.readToEndInBackground()
+                let out = output.fileHandleForReading.readToEndSurvivingSignals()
+                let err = readErrors()
                 process.waitUntilExit()
                 continuation.resume(returning: (
                     process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)))

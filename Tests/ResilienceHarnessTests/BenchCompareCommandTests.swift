@@ -96,7 +96,7 @@ extension BenchCompareCommandTests {
         }
         let outcome = try await runBench([
             "compare", "--profile", profile, "--clients", "deadzone", "--modes", "reset-window,kill-rerun", "--media", "synthetic",
-            "--video-seconds", "12", "--segment-seconds", "1", "--target-seconds", "4", "--time-limit", "90", "--out", out,
+            "--video-seconds", "12", "--segment-seconds", "1", "--target-seconds", "8", "--time-limit", "120", "--out", out,
         ])
         #expect(outcome.status == 0, "\(outcome.output)")
         let report = try JSONDecoder.iso8601.decode(ComparisonReport.self, from: Data(contentsOf: URL(fileURLWithPath: "\(out)/report.json")))

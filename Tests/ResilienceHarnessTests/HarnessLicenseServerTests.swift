@@ -68,7 +68,9 @@ import Testing
             }
         }
         #expect(wrong.isEmpty, "readings that do not follow the lifecycle: \(wrong.prefix(5))")
-        #expect(judged.filter(\.inBackground).count >= 10, "the flag was hardly seen set while in the background")
+        // At least one reading inside the background window (a loaded machine may run the
+        // sampler only now and then; the consistency of every reading is checked above).
+        #expect(judged.contains { $0.inBackground }, "the flag was never seen set while in the background")
         #expect(judged.contains { !$0.inBackground && $0.before > end }, "no reading after the return to the foreground")
     }
 }

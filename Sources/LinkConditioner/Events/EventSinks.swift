@@ -1,4 +1,5 @@
 import Dispatch
+import BenchCore
 import Foundation
 import Synchronization
 
@@ -26,7 +27,7 @@ public final class JSONLinesEventWriter: EventSink {
         queue.async { [self] in
             guard var line = try? Self.encoder.encode(event) else { return }
             line.append(0x0A)
-            handle.withLock { $0?.write(line) }
+            handle.withLock { $0?.writeSurvivingSignals(line) }
         }
     }
 

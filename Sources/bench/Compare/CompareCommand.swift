@@ -124,14 +124,14 @@ struct CompareCommand: AsyncParsableCommand {
         printer.header(options)
         let result: ComparisonRun
         do { result = try await ComparisonRunner.run(options) { printer.handle($0) } } catch {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            FileHandle.standardError.writeSurvivingSignals(Data("error: \(error)\n".utf8))
             throw ExitCode(1)
         }
         let directory = out ?? SuiteRun.defaultDirectory(profile: "compare-\(loaded.name)")
         let files = try ReportWriter().write(result.report, trace: result.trace, to: URL(fileURLWithPath: directory))
         if json {
-            FileHandle.standardOutput.write(try ComparisonJSON.encode(result.report))
-            FileHandle.standardOutput.write(Data("\n".utf8))
+            FileHandle.standardOutput.writeSurvivingSignals(try ComparisonJSON.encode(result.report))
+            FileHandle.standardOutput.writeSurvivingSignals(Data("\n".utf8))
         } else {
             print("\n" + CompareTable.render(result.report))
             print("\nreport: \(files.reportHTML.path)")
@@ -143,12 +143,12 @@ struct CompareCommand: AsyncParsableCommand {
                 + ours.map { "\($0.mode.rawValue) (\($0.outcome.rawValue))" }.joined(separator: ", "))
         }
         if !broken.isEmpty {
-            FileHandle.standardError.write(Data(broken.map { "compare: FAIL \($0)\n" }.joined().utf8))
+            FileHandle.standardError.writeSurvivingSignals(Data(broken.map { "compare: FAIL \($0)\n" }.joined().utf8))
             throw ExitCode(1)
         }
         if !expected.isEmpty {
             let line = "compare: \(expected.count) expectation\(expected.count == 1 ? "" : "s") held\n"
-            FileHandle(fileDescriptor: json ? 2 : 1).write(Data(line.utf8))
+            FileHandle(fileDescriptor: json ? 2 : 1).writeSurvivingSignals(Data(line.utf8))
         }
     }
 
@@ -160,7 +160,7 @@ struct CompareCommand: AsyncParsableCommand {
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 ClientRegistry.shared.killEveryGroup()
-                FileHandle.standardError.write(Data("\ninterrupted: the clients still running were killed; no report written\n".utf8))
+                FileHandle.standardError.writeSurvivingSignals(Data("\ninterrupted: the clients still running were killed; no report written\n".utf8))
                 Foundation.exit(130)
             }
             source.resume()

@@ -49,12 +49,6 @@ struct DescriptorWriter: Sendable {
     let descriptor: Int32
 
     func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Foundation.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if written <= 0 { return }
-            offset += written
-        }
+        FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).writeSurvivingSignals(Data(text.utf8))
     }
 }

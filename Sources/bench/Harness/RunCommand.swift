@@ -45,8 +45,8 @@ struct RunCommand: AsyncParsableCommand {
         let directory = options.out ?? SuiteRun.defaultDirectory(profile: result.report.run.profile)
         let files = try SuiteRun.write(result, comparison: comparison, baselineNote: note, to: directory)
         if json {
-            FileHandle.standardOutput.write(try ReportJSON.encode(result.report))
-            FileHandle.standardOutput.write(Data("\n".utf8))
+            FileHandle.standardOutput.writeSurvivingSignals(try ReportJSON.encode(result.report))
+            FileHandle.standardOutput.writeSurvivingSignals(Data("\n".utf8))
         } else {
             print("\n" + SummaryTable.render(result.report))
             print("\nreport: \(files.reportHTML.path)")
@@ -63,7 +63,7 @@ struct RunCommand: AsyncParsableCommand {
                 let read = try Baseline.read(from: URL(fileURLWithPath: baseline))
                 return (GateComparison(report: report, baseline: read, onlyScenariosRun: partial), "Compared with \(baseline).")
             } catch {
-                FileHandle.standardError.write(Data("warning: \(error); the report has no baseline column\n".utf8))
+                FileHandle.standardError.writeSurvivingSignals(Data("warning: \(error); the report has no baseline column\n".utf8))
                 return (nil, "No baseline column: \(error).")
             }
         }

@@ -87,6 +87,6 @@ struct SuiteRun {
 
 /// Prints `message` on stderr and exits 2 (bad input).
 func exitBadInput(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+    FileHandle.standardError.writeSurvivingSignals(Data("error: \(message)\n".utf8))
     exit(2)
 }

@@ -140,7 +140,7 @@ enum PerfEngineHarness {
         let counters = snapshot.interface(.wifi)?.counters ?? InterfaceCounters()
         let requests = Array(origin.requestLog.dropFirst(logStart))
         let content = await PerfEngineVerify.check(storage: storage, videoIDs: scenario.videos, store: origin.store)
-        if keepStorage { FileHandle.standardError.write(Data("kept the engine's storage: \(storage)\n".utf8)) }
+        if keepStorage { FileHandle.standardError.writeSurvivingSignals(Data("kept the engine's storage: \(storage)\n".utf8)) }
         return PerfEngineRun(
             scenario: scenario, linkBitsPerSecond: linkBitsPerSecond, child: child, content: content,
             downlinkBytes: counters.bytesDownlink, uplinkBytes: counters.bytesUplink,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FixtureOrigin
+import BenchCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -55,7 +56,7 @@ struct PerfOriginCommand: AsyncParsableCommand {
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
         guard let wrk = PerfWrk.locate() else {
-            FileHandle.standardError.write(Data("""
+            FileHandle.standardError.writeSurvivingSignals(Data("""
                 error: bench perf origin needs wrk, the HTTP load generator, on PATH. Install it with \
                 `apt-get install wrk` (or `DEADZONE_NEEDS_WRK=1 bash .ci/install-deps`).\n
                 """.utf8))

@@ -1,3 +1,4 @@
+import BenchCore
 import Foundation
 
 /// One measured figure, with its target when it has one.
@@ -79,7 +80,7 @@ final class PerfPrinter {
 
     func line(_ text: String = "") {
         let data = Data((text + "\n").utf8)
-        if json { FileHandle.standardError.write(data) } else { FileHandle.standardOutput.write(data) }
+        if json { FileHandle.standardError.writeSurvivingSignals(data) } else { FileHandle.standardOutput.writeSurvivingSignals(data) }
     }
 
     func heading(_ index: Int, _ title: String) {
@@ -113,7 +114,7 @@ final class PerfPrinter {
     func writeJSON(_ report: some Encodable) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        FileHandle.standardOutput.write(try encoder.encode(report) + Data("\n".utf8))
+        FileHandle.standardOutput.writeSurvivingSignals(try encoder.encode(report) + Data("\n".utf8))
     }
 
     func summary(_ sections: [PerfSection]) {

@@ -63,8 +63,10 @@ struct MissingTool: Error, CustomStringConvertible {
 }
 
 /// Options for a small, fast comparison: synthetic content of 12 s in 2 s segments,
-/// sized to take about 3 s on a 4 Mbit/s WiFi link (about 1.5 MB).
-func smallComparison(clients: [ClientDefinition], modes: [FaultMode], timeLimit: Duration = .seconds(60)) -> ComparisonOptions {
+/// sized to take about `targetSeconds` (default 3 s, about 1.5 MB) on a 4 Mbit/s WiFi link.
+func smallComparison(
+    clients: [ClientDefinition], modes: [FaultMode], timeLimit: Duration = .seconds(120), targetSeconds: Double = 3
+) -> ComparisonOptions {
     let wifi = InterfaceSetup(link: InterfaceLink(downlink: LinkDirectionParameters(rate: .constant(bitsPerSecond: 4_000_000))))
     let cellular = InterfaceSetup(link: InterfaceLink(
         downlink: LinkDirectionParameters(rate: .constant(bitsPerSecond: 4_000_000)), isExpensive: true))
@@ -73,6 +75,6 @@ func smallComparison(clients: [ClientDefinition], modes: [FaultMode], timeLimit:
     settings.outageSeconds = 2
     return ComparisonOptions(
         profile: profile, profilePath: "(test)", seed: 7, clients: clients, modes: modes, settings: settings,
-        media: .synthetic, videoSeconds: 12, segmentSeconds: 2, targetSeconds: 3, timeLimit: timeLimit,
+        media: .synthetic, videoSeconds: 12, segmentSeconds: 2, targetSeconds: targetSeconds, timeLimit: timeLimit,
         executable: "/bin/false")
 }

@@ -1,3 +1,4 @@
+import BenchCore
 import Foundation
 import Testing
 
@@ -41,8 +42,10 @@ struct MediaTools {
         }
         let (out, err) = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                let err = errors.fileHandleForReading.readDataToEndOfFile()
-                let out = output.fileHandleForReading.readDataToEndOfFile()
+                // Both at once: a child that fills one pipe must not wait for the other to be read.
+                let readErrors = errors.fileHandleForReading.readToEndInBackground()
+                let out = output.fileHandleForReading.readToEndSurvivingSignals()
+                let err = readErrors()
                 process.waitUntilExit()
                 continuation.resume(returning: (out, err))
             }

@@ -142,9 +142,11 @@ func withEngine<T>(
 }
 
 extension DownloadManager {
-    /// Polls until `token` is in a state `accepts`, for up to `seconds`.
+    /// Polls until `token` is in a state `accepts`, for up to `seconds`. The bound is
+    /// generous on purpose: at the start of a full `swift test` some 60 live tests share
+    /// two CPUs, and a download of a second alone can take half a minute then.
     func wait(
-        for token: DownloadToken, seconds: Double = 20, until accepts: (DownloadState) -> Bool
+        for token: DownloadToken, seconds: Double = 120, until accepts: (DownloadState) -> Bool
     ) async throws -> DownloadState? {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
@@ -155,7 +157,7 @@ extension DownloadManager {
     }
 
     /// Polls until `token`'s progress reaches `fraction`, for up to `seconds`.
-    func wait(for token: DownloadToken, progress fraction: Double, seconds: Double = 30) async throws {
+    func wait(for token: DownloadToken, progress fraction: Double, seconds: Double = 120) async throws {
         let deadline = Date().addingTimeInterval(seconds)
         while (status(token)?.progress ?? 0) < fraction, Date() < deadline {
             try await Task.sleep(for: .milliseconds(10))

@@ -1,3 +1,4 @@
+import BenchCore
 import Foundation
 
 /// Makes real-media segments with ffmpeg (a child process per segment) and keeps them in
@@ -54,7 +55,7 @@ public struct RealMediaEncoder: Hashable, Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         do { try process.run() } catch { return (-1, "cannot start \(ffmpegPath): \(error)") }
-        let output = errors.fileHandleForReading.readDataToEndOfFile()
+        let output = errors.fileHandleForReading.readToEndSurvivingSignals()
         process.waitUntilExit()
         let text = String(decoding: output, as: UTF8.self).split(separator: "\n").suffix(5).joined(separator: " | ")
         return (process.terminationStatus, text.isEmpty ? "no message" : text)
