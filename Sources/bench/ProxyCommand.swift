@@ -91,9 +91,14 @@ struct ProxyCommand: AsyncParsableCommand {
         await waitForInterrupt(orAfter: limit)
         let snapshot = await conditioner.snapshot()
         let closeResult = conditioner.stop()
+        let logFailure = writer?.writeFailure
         writer?.close()
         print(CountersTable.render(snapshot))
         if closeResult != 0 { print("warning: uv_loop_close returned \(closeResult) (a handle leaked)") }
+        if let logFailure {
+            FileHandle.standardError.writeSurvivingSignals(Data("error: \(logFailure)\n".utf8))
+            throw ExitCode(1)
+        }
     }
 }
 

@@ -34,17 +34,10 @@ struct BenchOriginCommandTests {
         let file = try Self.write(
             #"{"rules": [{"path": "/a", "fault": {"type": "status", "code": 410}}, {"path": "/b", "fault": {"type": "status", "code": "x"}}]}"#,
             in: directory)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.bench())
-        process.arguments = ["origin", "--port", "0", "--faults", file, "--duration", "30s"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let reading = errors.fileHandleForReading
-        let text = try await offPool { String(decoding: reading.readToEndSurvivingSignals(), as: UTF8.self) }
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 2)
+        let run = try await ChildProcess.run(
+            try Self.bench(), ["origin", "--port", "0", "--faults", file, "--duration", "30s"], timeout: .seconds(60))
+        let text = run.stderr
+        #expect(run.status == 2)
         #expect(text.contains("--faults \(file)"), "\(text)")
         #expect(text.contains("rules[1].fault.code"), "\(text)")
     }
@@ -56,26 +49,19 @@ struct BenchOriginCommandTests {
         let file = try Self.write(
             #"{"seed": 1, "rules": [{"id": "gone", "path": "/videos/online-only/**", "fault": {"type": "status", "code": 410}}]}"#,
             in: directory)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.bench())
-        process.arguments = ["origin", "--port", "0", "--size-scale", "0.01", "--faults", file, "--duration", "120s"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        let log = directory.path + "/origin.out"
+        let origin = try ChildProcess.spawn(
+            try Self.bench(), ["origin", "--port", "0", "--size-scale", "0.01", "--faults", file, "--duration", "120s"],
+            stdout: log)
+        defer { origin.send(SIGKILL) }
 
         // The first line names the URL (the port was chosen by the system); the last line
         // before it serves names the manifest endpoint.
-        let reading = output.fileHandleForReading
-        let printed = try await offPool {
-            var printed = ""
-            while !printed.contains("hash manifest") || !printed.hasSuffix("\n") {
-                let chunk = reading.readSomeSurvivingSignals()
-                if chunk.isEmpty { break }  // EOF: the origin ended early
-                printed += String(decoding: chunk, as: UTF8.self)
-            }
-            return printed
+        var printed = ""
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, origin.isRunning, !printed.contains("hash manifest") || !printed.hasSuffix("\n") {
+            try await Task.sleep(for: .milliseconds(20))
+            printed = String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self)
         }
         let first = try #require(printed.split(separator: "\n").first, "bench origin printed nothing")
         let port = try #require(first.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) }, "\(first)")
@@ -87,7 +73,7 @@ struct BenchOriginCommandTests {
         #expect(try await client.readResponse()?.status == 200)
 
         #expect(printed.contains("fault rules from \(file): gone"), "\(printed)")
-        process.terminate()
-        process.waitUntilExit()
+        origin.send(SIGTERM)
+        #expect(await origin.exit() == .exited(0), "bench origin should stop cleanly on SIGTERM")
     }
 }

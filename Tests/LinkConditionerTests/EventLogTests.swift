@@ -42,4 +42,28 @@ struct EventLogTests {
             "\(error)".contains("/nonexistent-dir/events.jsonl") || (error as NSError).userInfo[NSFilePathErrorKey] as? String == "/nonexistent-dir/events.jsonl"
         }
     }
+
+    /// A full disk (`/dev/full` answers every write with ENOSPC) stops the log and says
+    /// so, with what was lost, instead of stopping the process or losing lines quietly.
+    @Test func aFullDiskIsReportedWithTheEventsItLost() throws {
+        #expect(FileManager.default.fileExists(atPath: "/dev/full"), "/dev/full is needed for this test")
+        let writer = try JSONLinesEventWriter(path: "/dev/full")
+        #expect(writer.writeFailure == nil)
+        for time in 1...3 { writer.record(.init(time: UInt64(time), kind: .interfaceDown(interface: .wifi, mode: .reset))) }
+        let failure = try #require(writer.writeFailure)
+        #expect(failure.lostEvents == 3)
+        #expect(failure.reason == "No space left on device")
+        #expect(failure.description.contains("/dev/full") && failure.description.contains("3 event(s) lost"))
+        writer.close()
+    }
+
+    @Test func aLogThatWroteEverythingReportsNoFailure() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("events-\(UUID()).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try JSONLinesEventWriter(path: path)
+        writer.record(.init(time: 1, kind: .interfaceDown(interface: .wifi, mode: .reset)))
+        #expect(writer.writeFailure == nil)
+        writer.close()
+        #expect(try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").count == 1)
+    }
 }

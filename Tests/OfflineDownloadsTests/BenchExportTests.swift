@@ -14,27 +14,9 @@ import Testing
 
     /// Runs `bench download arguments` to its end (60 s at most).
     static func benchDownload(_ arguments: [String]) async throws -> Outcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try ChildProcessRecoveryTests.benchExecutable())
-        process.arguments = ["download"] + arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // Read while it runs: a child whose output fills a pipe would wait for us.
-        let readOutput = output.fileHandleForReading.readToEndInBackground()
-        let readErrors = errors.fileHandleForReading.readToEndInBackground()
-        let deadline = Date().addingTimeInterval(60)
-        while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning { process.terminate() }
-        let (out, err) = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: (readOutput(), readErrors()))
-            }
-        }
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-                       errors: String(decoding: err, as: UTF8.self))
+        let run = try await ChildProcess.run(
+            try ChildProcessRecoveryTests.benchExecutable(), ["download"] + arguments, timeout: .seconds(60))
+        return Outcome(status: run.status, output: run.stdout, errors: run.stderr)
     }
 
     @Test func exportWritesTheVideoVariantsSegmentsAsServed() async throws {

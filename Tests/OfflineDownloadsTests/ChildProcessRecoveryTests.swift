@@ -27,15 +27,8 @@ import Glibc
     }
 
     /// Starts `bench download`, with its stdout collected into `output`.
-    private func launch(_ arguments: [String], output: URL) throws -> Process {
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.benchExecutable())
-        process.arguments = ["download"] + arguments
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+    private func launch(_ arguments: [String], output: URL) throws -> ChildProcess {
+        try ChildProcess.spawn(try Self.benchExecutable(), ["download"] + arguments, stdout: output.path)
     }
 
     /// Waits (up to 30 s) until the child's output at `log` contains `text`.
@@ -60,9 +53,8 @@ import Glibc
             let first = try launch([video, "--storage", storage], output: log1)
             // Wait for 30% of the video, then kill the process where it stands.
             try await waitForLine("video 30%", in: log1)
-            kill(first.processIdentifier, SIGKILL)
-            first.waitUntilExit()
-            #expect(first.terminationReason == .uncaughtSignal && first.terminationStatus == SIGKILL)
+            first.send(SIGKILL)
+            #expect(await first.exit() == .signalled(SIGKILL))
             let before = try await fixture.server.settledRequestLog()
             let packagesAtKill = try FileManager.default.contentsOfDirectory(atPath: storage + "/packages")
             let atKill = StoppedPackage(videoDirectory: storage + "/packages/\(packagesAtKill.first ?? "")/video")
@@ -73,9 +65,10 @@ import Glibc
             let second = try launch([video, "--storage", storage, "--after", "crash"], output: log2)
             let secondDone = Date().addingTimeInterval(60)
             while second.isRunning, Date() < secondDone { try await Task.sleep(for: .milliseconds(20)) }
-            if second.isRunning { second.terminate() }
+            second.send(SIGTERM)
+            await second.exit()
             let output = String(decoding: (try? Data(contentsOf: log2)) ?? Data(), as: UTF8.self)
-            #expect(second.terminationStatus == 0, "\(output)")
+            #expect(second.termination?.status == 0, "\(output)")
             #expect(output.contains("resuming"), "\(output)")
 
             // Every segment is there, byte for byte; none stored at the kill was fetched again.
@@ -105,16 +98,16 @@ import Glibc
             let log1 = URL(fileURLWithPath: fixture.scratch.file("run1.log"))
             let first = try launch([video, "--storage", storage], output: log1)
             try await waitForLine("video 10%", in: log1)
-            kill(first.processIdentifier, SIGKILL)
-            first.waitUntilExit()
+            first.send(SIGKILL)
+            await first.exit()
             let log2 = URL(fileURLWithPath: fixture.scratch.file("run2.log"))
             let second = try launch([video, "--storage", storage, "--after", "userForceQuit"], output: log2)
             let secondDone = Date().addingTimeInterval(60)
             while second.isRunning, Date() < secondDone { try await Task.sleep(for: .milliseconds(20)) }
-            if second.isRunning { second.terminate() }
-            second.waitUntilExit()
+            second.send(SIGTERM)
+            await second.exit()
             let output = String(decoding: (try? Data(contentsOf: log2)) ?? Data(), as: UTF8.self)
-            #expect(second.terminationStatus == 1, "\(output)")
+            #expect(second.termination?.status == 1, "\(output)")
             #expect(output.contains("-> failed"), "\(output)")
         }
     }

@@ -86,9 +86,10 @@ import Testing
             for _ in 0..<500 where events.count(Self.isRenewed) == 0 { try await Task.sleep(for: .milliseconds(20)) }
             #expect(events.count(Self.isRenewed) >= 1, "no automatic renewal in the foreground")
 
-            // In the background the timers are dropped: no exchange reaches the server.
+            // The app prepares for the background (a renewal under way finishes, none
+            // starts), then goes there: no exchange reaches the server.
+            #expect(await manager.prepareForBackground().isEmpty)
             await manager.setForeground(false)
-            try await Task.sleep(for: .milliseconds(200))  // an exchange already in flight may land
             let licenseRequests = fixture.server.requestLog.filter { $0.path.hasPrefix("/license") }.count
             let renewedBefore = events.count(Self.isRenewed)
             try await Task.sleep(for: .seconds(5))
@@ -106,6 +107,42 @@ import Testing
             // seconds between the renewal and this check.
             let expiration = try #require(await manager.licenseExpiration(token))
             #expect(expiration > lapsed, "the renewal did not extend the rental")
+            await manager.shutdown()
+            listener.cancel()
+        }
+    }
+
+    /// Renewals answered 1.5 s late run almost back to back, so one is nearly always under
+    /// way: `prepareForBackground()` returns only once it has landed, and none starts
+    /// after it until the app is in the foreground again.
+    @Test func prepareForBackgroundWaitsForARenewalUnderWay() async throws {
+        try await withEngine { fixture in
+            let manager = try await fixture.makeManager(renewalLead: .seconds(3))
+            let events = Events()
+            let listener = Task { for await event in manager.events { events.all.withLock { $0.append(event) } } }
+            let token = try await manager.requestDownload(
+                video: try await fixture.video("protected"),
+                parameters: DownloadParameters(licenseTerms: LicenseTerms(kind: .rental, rentalDurationSeconds: 4)))
+            #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            fixture.server.setFaultRules(try FaultRuleSet(rules: [
+                FaultRule(path: "/license/renew", fault: .addedTimeToFirstByte(.milliseconds(1_500)))
+            ]))
+            for _ in 0..<500 where events.count(Self.isRenewed) < 2 { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(events.count(Self.isRenewed) >= 2, "renewals should run back to back")
+
+            #expect(await manager.prepareForBackground().isEmpty)
+            let renewed = events.count(Self.isRenewed)
+            let answered = try await fixture.server.settledRequestLog().filter { $0.path == "/license/renew" }.count
+            try await Task.sleep(for: .seconds(3))
+            #expect(events.count(Self.isRenewed) == renewed, "a renewal landed after prepareForBackground() returned")
+            #expect(fixture.server.requestLog.filter { $0.path == "/license/renew" }.count == answered,
+                    "a renewal was sent after prepareForBackground() returned")
+            #expect(!events.all.withLock { $0 }.contains { if case .licenseFailed = $0 { true } else { false } })
+
+            // Back in the foreground, renewals start again.
+            await manager.setForeground(true)
+            for _ in 0..<500 where events.count(Self.isRenewed) == renewed { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(events.count(Self.isRenewed) > renewed, "no renewal after setForeground(true)")
             await manager.shutdown()
             listener.cancel()
         }

@@ -1,3 +1,4 @@
+import BenchCore
 import FixtureOrigin
 import Foundation
 import HLSPlaylist
@@ -131,30 +132,11 @@ enum Tool {
     }
 
     /// Runs `executable` with `arguments` to its end. Output goes to files, so a
-    /// chatty tool cannot block on a full pipe; the wait happens on a Dispatch thread,
+    /// chatty tool cannot block on a full pipe; the wait happens on a thread of its own,
     /// so no thread of Swift's cooperative pool is blocked meanwhile.
     static func run(_ executable: URL, _ arguments: [String]) async throws -> Result {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("deadzone-tool-" + UUID().uuidString)
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let out = scratch.appendingPathComponent("out"), err = scratch.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume()
-            }
-        }
-        return Result(
-            status: process.terminationStatus,
-            output: try String(contentsOf: out, encoding: .utf8), error: try String(contentsOf: err, encoding: .utf8))
+        let run = try await ChildProcess.run(executable.path, arguments, timeout: .seconds(300))
+        return Result(status: run.status, output: run.stdout, error: run.stderr)
     }
+
 }

@@ -85,26 +85,9 @@ import Testing
             .map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// Runs a tool to its end; the reads and the wait happen on a Dispatch thread, so
-    /// no thread of Swift's cooperative pool is blocked meanwhile.
+    /// Runs a tool to its end (waiting on a thread of its own, off the cooperative pool).
     static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                // Both at once: a child that fills one pipe must not wait for the other to be read.
-                let readErrors = errors.fileHandleForReading.readToEndInBackground()
-                let out = output.fileHandleForReading.readToEndSurvivingSignals()
-                let err = readErrors()
-                process.waitUntilExit()
-                continuation.resume(returning: (
-                    process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)))
-            }
-        }
+        let run = try await ChildProcess.run(executable, arguments, timeout: .seconds(300))
+        return (run.status, run.stdout, run.stderr)
     }
 }

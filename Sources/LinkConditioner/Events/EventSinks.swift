@@ -10,25 +10,68 @@ import Synchronization
 public final class JSONLinesEventWriter: EventSink {
     private let queue = DispatchQueue(label: "deadzone.events.writer")
     private let handle: Mutex<FileHandle?>
+    private let failure = Mutex<WriteFailure?>(nil)
     public let path: String
 
-    /// Creates (or truncates) the file at `path`.
-    /// - Throws: `CocoaError` when the file cannot be created; the message names the path.
+    /// The first write that failed (a full disk, an I/O error) and how many events were
+    /// lost from then on; nil while every event reached the file. What was written before
+    /// the failure stays in the file.
+    public struct WriteFailure: Sendable, Hashable, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+        public var lostEvents: Int
+
+        public var description: String {
+            "the event log \(path) stopped at a failed write (\(reason)): \(lostEvents) event(s) lost; "
+                + "the lines before them are intact. Free space on its disk or choose another --events path"
+        }
+    }
+
+    /// Creates (or truncates) the file at `path` and writes to it in place (a device or
+    /// a pipe given as the path is written to, not replaced).
+    /// - Throws: `CocoaError` when the file cannot be opened; the message names the path.
     public init(path: String) throws {
         self.path = path
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path,
-                             NSLocalizedDescriptionKey: "cannot create event log at \(path)"])
+                             NSLocalizedDescriptionKey: "cannot create event log at \(path): \(String(cString: strerror(errno)))"])
         }
-        handle = Mutex(try FileHandle(forWritingTo: URL(fileURLWithPath: path)))
+        handle = Mutex(FileHandle(fileDescriptor: fd, closeOnDealloc: true))
     }
 
     public func record(_ event: ConditionerEvent) {
         queue.async { [self] in
             guard var line = try? Self.encoder.encode(event) else { return }
             line.append(0x0A)
-            handle.withLock { $0?.writeSurvivingSignals(line) }
+            // After a failed write the log stops (a line after a gap would mislead a
+            // reader) and counts what it loses.
+            let stopped = failure.withLock { failed in
+                guard failed != nil else { return false }
+                failed?.lostEvents += 1
+                return true
+            }
+            if stopped { return }
+            handle.withLock { file in
+                do { try file?.write(contentsOf: line) } catch {
+                    failure.withLock { $0 = WriteFailure(path: path, reason: Self.reason(error), lostEvents: 1) }
+                }
+            }
         }
+    }
+
+    /// The system's words for a failed write ("No space left on device").
+    private static func reason(_ error: any Error) -> String {
+        if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError,
+            underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return (error as NSError).localizedDescription
+    }
+
+    /// The first failed write, once every event recorded so far has been handled.
+    public var writeFailure: WriteFailure? {
+        queue.sync { failure.withLock { $0 } }
     }
 
     /// Waits until every recorded event is on disk.

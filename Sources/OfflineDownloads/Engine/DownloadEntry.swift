@@ -16,6 +16,9 @@ struct DownloadEntry {
     var retryTimer: Task<Void, Never>?
     /// The automatic renewal of a rental, armed only in the foreground.
     var renewalTimer: Task<Void, Never>?
+    /// An automatic renewal's exchange under way, true when it renewed
+    /// (`prepareForBackground` waits for it).
+    var renewalExchange: Task<Bool, Never>?
     /// How the next `scheduleRetry` counts: network failures retry without bound,
     /// server errors (5xx, 429) are bounded.
     var nextRetryKind: RetryBackoff.FailureKind = .network

@@ -39,11 +39,11 @@ extension DownloadManager {
     // MARK: Automatic renewal of rentals
 
     /// Arms the automatic renewal of `token`'s rental (when configured, in the
-    /// foreground, and the download holds a rental license): it fires
+    /// foreground and not prepared for the background, and the download holds a rental license): it fires
     /// `rentalRenewalLead` before the license expires, or at once inside that window.
     func armRenewal(_ token: DownloadToken) async {
         dropRenewal(token)
-        guard let lead = configuration.rentalRenewalLead, isForeground, entries[token]?.video?.licenseKey != nil,
+        guard let lead = configuration.rentalRenewalLead, isForeground, !renewalsHeld, entries[token]?.video?.licenseKey != nil,
             let stored = try? await index.license(for: token.rawValue),
             let license = try? JSONDecoder().decode(License.self, from: stored.signedLicense),
             let due = LicenseTimeline(license, firstPlayedAt: stored.firstPlayedAt).renewalDue(lead: lead)
@@ -65,11 +65,20 @@ extension DownloadManager {
     /// failure (reported as `licenseFailed`) tries again after a quarter of the lead.
     private func renewalDue(_ token: DownloadToken) async {
         entries[token]?.renewalTimer = nil
-        guard isForeground, entries[token] != nil else { return }
-        do {
-            _ = try await renewLicense(token: token)  // arms the next renewal
-        } catch {
-            guard isForeground, let lead = configuration.rentalRenewalLead, entries[token] != nil else { return }
+        guard isForeground, !renewalsHeld, entries[token] != nil else { return }
+        let exchange = Task<Bool, Never> {
+            do {
+                _ = try await renewLicense(token: token)  // arms the next renewal
+                return true
+            } catch {
+                return false
+            }
+        }
+        entries[token]?.renewalExchange = exchange
+        let renewed = await exchange.value
+        entries[token]?.renewalExchange = nil
+        if !renewed {
+            guard isForeground, !renewalsHeld, let lead = configuration.rentalRenewalLead, entries[token] != nil else { return }
             entries[token]?.renewalTimer = Task { [weak self] in
                 try? await Task.sleep(for: lead / 4)
                 guard !Task.isCancelled else { return }

@@ -20,6 +20,9 @@ public actor DownloadManager {
     let licenseClient: LicenseClient
     var entries: [DownloadToken: DownloadEntry] = [:]
     var isForeground = true
+    /// Set by `prepareForBackground()`, cleared by `setForeground(true)`: no automatic
+    /// renewal is armed in between.
+    var renewalsHeld = false
     var hasStorage = true
     var random: SeededGenerator
     var pathWatcher: Task<Void, Never>?
@@ -120,6 +123,7 @@ public actor DownloadManager {
     /// Renewal timers are dropped in the background and armed again in the foreground.
     public func setForeground(_ foreground: Bool) async {
         isForeground = foreground
+        if foreground { renewalsHeld = false }
         for token in entries.keys {
             if foreground { await armRenewal(token) } else { dropRenewal(token) }
         }
@@ -128,10 +132,14 @@ public actor DownloadManager {
 
     /// Completes every license exchange under way (and starts the ones due, queued
     /// downloads included), so that the app can go to the background with all its
-    /// licenses. Returns the downloads whose license could not be acquired, with why;
-    /// empty when every one is stored.
+    /// licenses. Automatic renewals under way finish too, and none starts again until
+    /// `setForeground(true)`. Returns the downloads whose license could not be
+    /// acquired, with why; empty when every one is stored.
     @discardableResult
     public func prepareForBackground() async -> [DownloadToken: String] {
+        renewalsHeld = true
+        for token in entries.keys { dropRenewal(token) }
+        for renewal in entries.values.compactMap(\.renewalExchange) { _ = await renewal.value }
         var waited: [DownloadToken] = []
         for (token, entry) in entries where entry.machine.needsLicense && entry.video != nil {
             guard [.downloading, .requested].contains(entry.machine.state) || entry.machine.state.suspensionReason != nil

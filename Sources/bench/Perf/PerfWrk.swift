@@ -1,3 +1,4 @@
+import BenchCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -70,20 +71,16 @@ enum PerfWrk {
             try? FileManager.default.removeItem(atPath: outputPath)
         }
         try script(paths: paths, expectedLength: expectedLength, check: check).write(toFile: scriptPath, atomically: true, encoding: .utf8)
-        guard FileManager.default.createFile(atPath: outputPath, contents: nil),
-              let output = FileHandle(forWritingAtPath: outputPath) else { throw PerfError("cannot create \(outputPath)") }
-        defer { try? output.close() }
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = load.arguments + ["-s", scriptPath, "http://127.0.0.1:\(port)\(first)"]
-        process.standardOutput = output
-        process.standardError = output
         let childrenBefore = PerfRusage.cpuSeconds(children: true)
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: PerfError("cannot start \(executable): \(error)")) }
+        let child: ChildProcess
+        do {
+            child = try ChildProcess.spawn(
+                executable, load.arguments + ["-s", scriptPath, "http://127.0.0.1:\(port)\(first)"],
+                stdout: outputPath, stderr: outputPath)
+        } catch {
+            throw PerfError("\(error)")
         }
+        let status = await child.exit().status
         let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         guard status == 0, let line = text.split(separator: "\n").last(where: { $0.hasPrefix(marker) }) else {
             throw PerfError("wrk exited with status \(status) without a result; its output: \(text.suffix(400))")

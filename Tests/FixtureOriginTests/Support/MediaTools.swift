@@ -28,32 +28,8 @@ struct MediaTools {
 
     /// Runs `executable`, killing it after `timeout` so a test never hangs.
     func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(180)) async throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let watchdog = Task {
-            try await Task.sleep(for: timeout)
-            process.terminate()
-        }
-        let (out, err) = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                // Both at once: a child that fills one pipe must not wait for the other to be read.
-                let readErrors = errors.fileHandleForReading.readToEndInBackground()
-                let out = output.fileHandleForReading.readToEndSurvivingSignals()
-                let err = readErrors()
-                process.waitUntilExit()
-                continuation.resume(returning: (out, err))
-            }
-        }
-        watchdog.cancel()
-        return Run(
-            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-            errors: String(decoding: err, as: UTF8.self))
+        let run = try await ChildProcess.run(executable, arguments, timeout: timeout)
+        return Run(status: run.status, output: run.stdout, errors: run.stderr)
     }
 
     /// Format duration in seconds, as ffprobe reports it.

@@ -30,27 +30,8 @@ struct BenchOutcome {
 /// cooperative pool: a bench run lasts up to a minute, and blocking a pool thread that
 /// long would stall every other test's async work until it timed out.
 func runBench(_ arguments: [String], in directory: String? = nil) async throws -> BenchOutcome {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: try benchExecutable())
-    process.arguments = arguments
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    let base = NSTemporaryDirectory() + "deadzone-bench-\(UUID().uuidString)"
-    let paths = [base + ".stdout", base + ".stderr"]
-    defer { for path in paths { try? FileManager.default.removeItem(atPath: path) } }
-    for path in paths { FileManager.default.createFile(atPath: path, contents: nil) }
-    let handles = try paths.map { try FileHandle(forWritingTo: URL(fileURLWithPath: $0)) }
-    process.standardOutput = handles[0]
-    process.standardError = handles[1]
-    try process.run()
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        DispatchQueue.global().async {
-            process.waitUntilExit()
-            continuation.resume()
-        }
-    }
-    for handle in handles { try handle.close() }
-    let text = paths.map { String(decoding: FileManager.default.contents(atPath: $0) ?? Data(), as: UTF8.self) }
-    return BenchOutcome(status: process.terminationStatus, stdout: text[0], stderr: text[1])
+    let run = try await ChildProcess.run(try benchExecutable(), arguments, directory: directory)
+    return BenchOutcome(status: run.status, stdout: run.stdout, stderr: run.stderr)
 }
 
 struct BenchMissing: Error, CustomStringConvertible {

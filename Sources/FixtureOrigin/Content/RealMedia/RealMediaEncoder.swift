@@ -47,18 +47,14 @@ public struct RealMediaEncoder: Hashable, Sendable {
 
     /// Runs ffmpeg; its exit status and the last lines of its stderr.
     private func run(_ arguments: [String]) -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ffmpegPath)
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { return (-1, "cannot start \(ffmpegPath): \(error)") }
-        let output = errors.fileHandleForReading.readToEndSurvivingSignals()
-        process.waitUntilExit()
+        let errorsPath = NSTemporaryDirectory() + "deadzone-ffmpeg-\(UUID().uuidString).stderr"
+        defer { try? FileManager.default.removeItem(atPath: errorsPath) }
+        let child: ChildProcess
+        do { child = try ChildProcess.spawn(ffmpegPath, arguments, stderr: errorsPath) } catch { return (-1, "\(error)") }
+        let status = child.waitForExit().status
+        let output = FileManager.default.contents(atPath: errorsPath) ?? Data()
         let text = String(decoding: output, as: UTF8.self).split(separator: "\n").suffix(5).joined(separator: " | ")
-        return (process.terminationStatus, text.isEmpty ? "no message" : text)
+        return (status, text.isEmpty ? "no message" : text)
     }
 
     /// `name` if it is a path to an executable, else the first executable `name` in PATH.
