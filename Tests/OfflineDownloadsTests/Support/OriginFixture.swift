@@ -5,7 +5,7 @@ import OfflineDownloads
 /// A real fixture origin on loopback with small segments, and an engine transport, for
 /// one test; both are stopped afterwards.
 func withOriginAndTransport<T>(
-    stallTimeout: Duration = .seconds(5),
+    stallTimeout: Duration = .seconds(60),
     _ configure: (inout OriginConfiguration) -> Void = { _ in },
     _ body: (OriginServer, HTTPTransport) async throws -> T
 ) async throws -> T {
