@@ -150,15 +150,17 @@ public final class ChildProcess: Sendable {
         let paths = (out: base + ".stdout", err: base + ".stderr")
         defer { for path in [paths.out, paths.err] { try? FileManager.default.removeItem(atPath: path) } }
         let child = try spawn(executable, arguments, stdout: paths.out, stderr: paths.err, directory: directory)
+        let killed = KilledFlag()
         let watchdog = timeout.map { limit in
             Task {
                 try await Task.sleep(for: limit)
+                killed.value.withLock { $0 = child.isRunning }
                 child.send(SIGKILL)
             }
         }
         let termination = await child.exit()
         watchdog?.cancel()
-        let timedOut = watchdog != nil && termination == .signalled(SIGKILL)
+        let timedOut = killed.value.withLock { $0 }
         let text = { (path: String) in String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self) }
         return Outcome(termination: termination, stdout: text(paths.out), stderr: text(paths.err), timedOut: timedOut)
     }
@@ -167,6 +169,11 @@ public final class ChildProcess: Sendable {
         let signal = raw & 0x7F
         return signal == 0 ? .exited((raw >> 8) & 0xFF) : .signalled(signal)
     }
+}
+
+/// Set by `run`'s watchdog when it kills a child that was still running.
+private final class KilledFlag: Sendable {
+    let value = Mutex(false)
 }
 
 /// A child process could not be started.
