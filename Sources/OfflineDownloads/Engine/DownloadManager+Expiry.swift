@@ -39,8 +39,9 @@ extension DownloadManager {
     // MARK: Automatic renewal of rentals
 
     /// Arms the automatic renewal of `token`'s rental (when configured, in the
-    /// foreground and not prepared for the background, and the download holds a rental license): it fires
-    /// `rentalRenewalLead` before the license expires, or at once inside that window.
+    /// foreground and not prepared for the background, and the download holds a
+    /// rental license): it fires `rentalRenewalLead` before the license expires, or at
+    /// once inside that window.
     func armRenewal(_ token: DownloadToken) async {
         dropRenewal(token)
         guard let lead = configuration.rentalRenewalLead, isForeground, !renewalsHeld, entries[token]?.video?.licenseKey != nil,
