@@ -81,15 +81,7 @@ public final class ChildProcess: Sendable {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        // As if started from a shell: no signal blocked, SIGPIPE default (callers ignore it).
-        var none = sigset_t()
-        sigemptyset(&none)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        setShellLikeSignals(&attributes)
 
         // posix_spawn cannot change directory here (no addchdir in Swift's Glibc module):
         // coreutils' `env -C` does it, then runs the executable.
@@ -100,6 +92,25 @@ public final class ChildProcess: Sendable {
         let status = posix_spawn(&pid, command[0], &actions, &attributes, argv, environ)
         guard status == 0 else { throw ChildProcessError(executable: executable, reason: String(cString: strerror(status))) }
         return ChildProcess(pid: pid, executable: executable)
+    }
+
+    /// Sets `attributes` so that a child starts as if from a shell: no signal blocked,
+    /// SIGPIPE at its default (the bench itself ignores it); with `ownProcessGroup`, in
+    /// a process group of its own. Shared by every posix_spawn in the package.
+    public static func setShellLikeSignals(_ attributes: inout posix_spawnattr_t, ownProcessGroup: Bool = false) {
+        var none = sigset_t()
+        sigemptyset(&none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        if ownProcessGroup {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= POSIX_SPAWN_SETPGROUP
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
     }
 
     /// How it ended, once it has; nil while it runs. Never blocks.

@@ -1,3 +1,4 @@
+import BenchCore
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -51,14 +52,7 @@ enum AgentSpawn {
         defer { posix_spawnattr_destroy(&attributes) }
         // The caller ignores SIGPIPE (see AgentProcess); the agent starts with it default
         // and no signal blocked, as a process started from a shell would.
-        var none = sigset_t()
-        sigemptyset(&none)
-        var pipeSignal = sigset_t()
-        sigemptyset(&pipeSignal)
-        sigaddset(&pipeSignal, SIGPIPE)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &pipeSignal)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        ChildProcess.setShellLikeSignals(&attributes)
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
