@@ -73,16 +73,25 @@ import Testing
         }
     }
 
+    /// A protected video downloaded on a 4 s rental, with automatic renewal 3 s ahead;
+    /// the manager's events are collected from the start.
+    static func downloadShortRental(
+        _ fixture: EngineFixture
+    ) async throws -> (DownloadManager, Events, Task<Void, Never>, DownloadToken) {
+        let manager = try await fixture.makeManager(renewalLead: .seconds(3))
+        let events = Events()
+        let listener = Task { for await event in manager.events { events.all.withLock { $0.append(event) } } }
+        let token = try await manager.requestDownload(
+            video: try await fixture.video("protected"),
+            parameters: DownloadParameters(licenseTerms: LicenseTerms(kind: .rental, rentalDurationSeconds: 4)))
+        #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
+        return (manager, events, listener, token)
+    }
+
     @Test func aRentalIsRenewedBeforeItExpiresOnlyInTheForeground() async throws {
         try await withEngine { fixture in
             // A 4 s rental renewed 3 s ahead is due at half its life: every ~2 s.
-            let manager = try await fixture.makeManager(renewalLead: .seconds(3))
-            let events = Events()
-            let listener = Task { for await event in manager.events { events.all.withLock { $0.append(event) } } }
-            let token = try await manager.requestDownload(
-                video: try await fixture.video("protected"),
-                parameters: DownloadParameters(licenseTerms: LicenseTerms(kind: .rental, rentalDurationSeconds: 4)))
-            #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            let (manager, events, listener, token) = try await Self.downloadShortRental(fixture)
             for _ in 0..<500 where events.count(Self.isRenewed) == 0 { try await Task.sleep(for: .milliseconds(20)) }
             #expect(events.count(Self.isRenewed) >= 1, "no automatic renewal in the foreground")
 
@@ -117,13 +126,7 @@ import Testing
     /// after it until the app is in the foreground again.
     @Test func prepareForBackgroundWaitsForARenewalUnderWay() async throws {
         try await withEngine { fixture in
-            let manager = try await fixture.makeManager(renewalLead: .seconds(3))
-            let events = Events()
-            let listener = Task { for await event in manager.events { events.all.withLock { $0.append(event) } } }
-            let token = try await manager.requestDownload(
-                video: try await fixture.video("protected"),
-                parameters: DownloadParameters(licenseTerms: LicenseTerms(kind: .rental, rentalDurationSeconds: 4)))
-            #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            let (manager, events, listener, token) = try await Self.downloadShortRental(fixture)
             fixture.server.setFaultRules(try FaultRuleSet(rules: [
                 FaultRule(path: "/license/renew", fault: .addedTimeToFirstByte(.milliseconds(1_500)))
             ]))
