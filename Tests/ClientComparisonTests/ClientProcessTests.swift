@@ -38,7 +38,7 @@ import Testing
         let process = try ClientProcess.launch(
             command: "sleep 60 & echo $! > child.pid; wait", directory: dir, stdoutPath: dir + "/out", stderrPath: dir + "/err")
         var childPID: Int32?
-        for _ in 0..<500 where childPID == nil {
+        for _ in 0..<3000 where childPID == nil {
             childPID = (try? String(contentsOfFile: dir + "/child.pid", encoding: .utf8)).flatMap {
                 Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
             }
@@ -49,7 +49,7 @@ import Testing
         #expect(await process.killGroup() == 128 + 9)
         // The child was in the group: it is gone too (ESRCH), not left running.
         var gone = false
-        for _ in 0..<500 where !gone {
+        for _ in 0..<3000 where !gone {
             gone = kill(child, 0) != 0
             try await Task.sleep(for: .milliseconds(10))
         }

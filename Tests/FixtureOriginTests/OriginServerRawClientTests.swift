@@ -40,7 +40,9 @@ final class RawHTTPConnection: @unchecked Sendable {
     private var pending: [UInt8] = []
     private(set) var sawEOF = false
 
-    init(port: Int, timeoutSeconds: Int = 5) throws {
+    /// `timeoutSeconds` bounds each read: generous by default, as a loaded machine can
+    /// be slow to answer; a test that expects silence sets its own.
+    init(port: Int, timeoutSeconds: Int = 30) throws {
         #if canImport(Glibc)
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else

@@ -51,6 +51,7 @@ import Testing
     @Test func acceptsAHeaderSplitAcrossWrites() async throws {
         try await withOrigin({ $0.interfaces = ["127.0.0.1:9001": "cell"] }) { server in
             let client = try RawHTTPConnection(port: server.port)
+            // The stimulus: pauses between the pieces, so each arrives in a read of its own.
             try client.send("PRO")
             try await Task.sleep(for: .milliseconds(20))
             try client.send("XY TCP4 10.0.0.7 127.0.0.1 40000 90")

@@ -25,7 +25,11 @@ struct ForwardingTests {
     }
 
     @Test func startIgnoresSIGPIPESoAVanishedPeerCannotKillTheProcess() async throws {
-        signal(SIGPIPE, SIG_DFL)
+        // Anything but "ignored" before the start, to see the start change it. Not SIG_DFL:
+        // the disposition is the whole process's, and meanwhile a broken pipe in any other
+        // test (SwiftNIO writes with write(2), relying on SIGPIPE being ignored) would kill
+        // the test run. A handler that does nothing is as harmless as ignoring it.
+        signal(SIGPIPE) { _ in }
         let f = try ConditionerFixture(behaviour: .endless(limit: 1 << 26))
         defer { f.stop() }
         var action = sigaction()
@@ -91,7 +95,7 @@ struct ForwardingTests {
         defer { f.stop() }
         let early = try (0..<3).map { _ in try BlockingSocket.mustConnect(to: f.endpoint(.wifi)) }
         for client in early { _ = client.read(timeout: .seconds(2)) }
-        try await Task.sleep(for: .milliseconds(500))
+        try await Task.sleep(for: .milliseconds(500))  // the stimulus: the fourth comes late, to a backlogged link
         let late = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
         let clients = early + [late]
         let counts = try await withThrowingTaskGroup(of: (Int, Int).self) { group in

@@ -50,7 +50,7 @@ struct PathAndTimelineTests {
         #expect(lateness >= 390_000_000, "published only \(lateness) ns after the change")
 
         f.conditioner.setState(.cellular, .down(.reset), pathUpdate: .withheld)
-        try await Task.sleep(for: .milliseconds(300))
+        try await Task.sleep(for: .milliseconds(300))  // a window to watch: the withheld update must not come
         let after = await f.conditioner.snapshot()
         #expect(after.path.status == .unsatisfied)
         #expect(after.publishedPath.interface(.cellular) != nil, "a withheld update must not reach the app")

@@ -20,7 +20,8 @@ struct ShutdownTests {
     @Test func stopClosesEveryHandleDescriptorAndThread() async throws {
         let upstream = try TestUpstream(behaviour: .endless(limit: 1 << 30))
         defer { upstream.stop() }
-        try await Task.sleep(for: .milliseconds(100))  // let the upstream's accept thread settle
+        // The upstream listens before `init` returns: connections wait in its backlog
+        // until its accept thread takes them, so nothing here waits for that thread.
         let profile = Profile(name: "shutdown", initial: [
             .wifi: .shaped(downlink: .init(rate: .constant(bitsPerSecond: 2_000_000), delay: .milliseconds(30))),
         ])
@@ -35,6 +36,10 @@ struct ShutdownTests {
         let streaming = clients
         _ = try await blocking { for client in streaming { _ = client.read(timeout: .seconds(2)) } }
         conditioner.setState(.cellular, .down(.blackhole))
+        // `setState` is queued to the loop; a snapshot answers after it, so the next
+        // connection is accepted blackholed (else the loop may take the accept first
+        // and connect it upstream).
+        _ = await conditioner.snapshot()
         clients.append(try BlockingSocket.mustConnect(to: conditioner.endpoints[.cellular]!))
         _ = await conditioner.snapshot()
         // 2 listeners + 6 accepted + 5 upstream connections (the blackholed one is held, not connected).
@@ -64,7 +69,7 @@ struct ShutdownTests {
             (error as? LibUVError).map { $0.description.contains("bind cellular") } ?? false
         }
         // The wifi listener that did bind was closed again.
-        let socketsAfter = ProcessResources.openTCPSockets().filter { $0.localHost == wifiHost && $0.state == 0x0A }
+        let socketsAfter = ProcessResources.openTCPSockets().filter { $0.localHost == wifiHost && $0.state == ProcessResources.listening }
         #expect(socketsAfter.allSatisfy { socketsBefore.contains($0) }, "a listener leaked: \(socketsAfter)")
     }
 }

@@ -159,7 +159,7 @@ import Testing
             let events = Events()
             let listener = Task { for await event in manager.events { events.all.withLock { $0.append(event) } } }
             let token = try await manager.requestDownload(video: try await fixture.video("protected"))
-            for _ in 0..<500 where await manager.licenseExpiration(token) == nil { try await Task.sleep(for: .milliseconds(10)) }
+            for _ in 0..<3000 where await manager.licenseExpiration(token) == nil { try await Task.sleep(for: .milliseconds(10)) }
             #expect(await manager.licenseExpiration(token) != nil)
             try await manager.cancel(token)
             // cancel() returns once the files are gone and the download is forgotten.

@@ -95,14 +95,16 @@ import Testing
             try await manager.wait(for: token, progress: 0.15)
             try await manager.pause(token)
             #expect(await manager.status(token)?.state == .suspended(.user))
-            // Paused: after the stop settles, no byte moves, on the wire or to the disk.
-            try await Task.sleep(for: .milliseconds(300))
+            // Paused: once the stopped transfer has closed its `.part` files, no byte moves,
+            // on the wire or to the disk (a second to watch).
             let package = fixture.package(token)
-            let requests = try await fixture.server.settledRequestLog().count
+            #expect(try await waitUntilClosed(under: package), "still open after the pause: \(openFiles(under: package))")
+            let paused = fixture.server.nowNanoseconds
             let stored = bytesOnDisk(package)
             try await Task.sleep(for: .seconds(1))
             #expect(bytesOnDisk(package) == stored)
-            #expect(fixture.server.requestLog.count == requests)
+            let asked = fixture.server.requests(startedAfter: paused)
+            #expect(asked.isEmpty, "asked for while paused: \(asked.map(\.path))")
             #expect(await manager.status(token)?.state == .suspended(.user))
             #expect(await (manager.status(token)?.progress ?? 1) < 1)
             try await manager.resume(token)
@@ -128,7 +130,7 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: package))
             let second = try await manager.requestDownload(video: video)
             try await manager.cancel(second)
-            for _ in 0..<500 where await manager.status(second) != nil { try await Task.sleep(for: .milliseconds(10)) }
+            for _ in 0..<3000 where await manager.status(second) != nil { try await Task.sleep(for: .milliseconds(10)) }
             #expect(await manager.status(second) == nil)
             #expect(!FileManager.default.fileExists(atPath: fixture.scratch.path + "/packages/\(second)"))
             // Nothing left: no package directory, no row in the index.
@@ -159,15 +161,20 @@ import Testing
             await manager.shutdown()
             let stopped = await manager.status(token)?.progress ?? 0
             #expect(stopped > 0 && stopped < 1, "stopped at \(stopped)")
-            let before = try await fixture.server.settledRequestLog()
-            let atStop = StoppedPackage(videoDirectory: fixture.scratch.path + "/packages/\(token)/video")
+            // shutdown() waits at most 5 s for the transfers: the disk is read once none
+            // holds a file of the package open. Requests cut by the stop are logged whenever
+            // the origin notices: the relaunch's are told by when they started.
+            let package = fixture.package(token)
+            #expect(try await waitUntilClosed(under: package), "still open after the shutdown: \(openFiles(under: package))")
+            let relaunch = fixture.server.nowNanoseconds
+            let atStop = StoppedPackage(videoDirectory: package + "/video")
             fixture.server.setFaultRules(try FaultRuleSet(rules: []))
             manager = try await fixture.makeManager(termination: .crash)
             #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
             await manager.shutdown()
             // No segment stored at the stop was fetched again; each `.part` resumed by Range.
             #expect(!atStop.stored.isEmpty)
-            atStop.expectResumed(by: Array(fixture.server.requestLog.dropFirst(before.count)), prefix: "/videos/clear/400k/seg")
+            atStop.expectResumed(by: fixture.server.requests(startedAfter: relaunch), prefix: "/videos/clear/400k/seg")
             let again = try await fixture.makeManager(termination: .userForceQuit)
             #expect(await again.status(token)?.state == .downloaded)
             await again.shutdown()

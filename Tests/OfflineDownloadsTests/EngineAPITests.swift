@@ -76,7 +76,7 @@ import Testing
             #expect(status.bytesDownloaded == onDisk && onDisk > 0)
             #expect(status.bytesExpected != nil && status.progress == 1)
             // `finished` names the package directory, which holds the local master playlist.
-            for _ in 0..<100 where !events.all.withLock({ $0.contains { if case .finished = $0 { true } else { false } } }) {
+            for _ in 0..<3000 where !events.all.withLock({ $0.contains { if case .finished = $0 { true } else { false } } }) {
                 try await Task.sleep(for: .milliseconds(10))
             }
             let told = events.all.withLock { $0.compactMap { if case .finished(token, let url) = $0 { url } else { nil } } }
@@ -100,7 +100,7 @@ import Testing
             let failure = await manager.status(token)?.failure
             #expect(failure == .httpStatus(404))
             #expect(failure?.description.contains("delete the download") == true)
-            try await Task.sleep(for: .milliseconds(300))
+            try await Task.sleep(for: .milliseconds(300))  // a window to watch: a retry would come within it
             #expect(fixture.server.requestLog.filter { $0.path == "/videos/clear/master.m3u8" }.count == 1, "not retried")
             await manager.shutdown()
         }

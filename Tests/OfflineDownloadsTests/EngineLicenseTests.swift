@@ -82,6 +82,31 @@ import Testing
         }
     }
 
+    /// The license server answers 503 twice, then a license. A transfer that waited at the
+    /// license gate used to end without a word: the download stayed `downloading` with no
+    /// transfer and no retry that could move it (a retry is stale in `downloading`), for
+    /// ever. Now the failed gate ends the transfer with a passing failure, retried.
+    @Test func aLicenseExchangeThatFailsForAWhileIsRetriedUntilTheDownloadCompletes() async throws {
+        try await withEngine({ configuration in
+            configuration.faultRules = try! FaultRuleSet(rules: [
+                FaultRule(path: "/license", method: "POST", fault: .status(503, retryAfter: nil), count: 2)
+            ])
+        }) { fixture in
+            let manager = try await fixture.makeManager()
+            let events = Events()
+            let listener = Self.listen(manager, into: events)
+            let token = try await manager.requestDownload(video: try await fixture.video("protected"))
+            let final = try await manager.wait(for: token, seconds: 60) { $0 == .downloaded || $0 == .failed }
+            let statuses = fixture.server.requestLog.filter { $0.path == "/license" }.map(\.status)
+            #expect(final == .downloaded, "state \(String(describing: final)); license answers \(statuses)")
+            #expect(fixture.server.requestLog.filter { $0.path == "/license" }.map(\.status) == [503, 503, 200])
+            #expect(events.contains(Self.isLicenseFailed))
+            #expect(await manager.licenseExpiration(token) != nil)
+            await manager.shutdown()
+            listener.cancel()
+        }
+    }
+
     @Test func aLicenseWithABadSignatureFailsTheDownload() async throws {
         try await withEngine { fixture in
             // The engine verifies with another secret than the server signs with.

@@ -45,7 +45,7 @@ import Testing
             try await manager.wait(for: token, progress: 0.3)
             #expect(manager.index.progressWriteCount == 0, "nothing was written while the batch held")
             await manager.shutdown()
-            let before = try await fixture.server.settledRequestLog()
+            let mark = fixture.server.nowNanoseconds
             let atStop = StoppedPackage(videoDirectory: fixture.package(token) + "/video")
             #expect(atStop.stored.count >= 5, "\(atStop.stored.count) files in place")
             // A clean stop writes the batch; a crash would not have: put the index back as a
@@ -64,7 +64,7 @@ import Testing
             manager = try await fixture.makeManager(termination: .crash)
             #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
             await manager.shutdown()
-            atStop.expectResumed(by: Array(fixture.server.requestLog.dropFirst(before.count)), prefix: "/videos/clear/400k/seg")
+            atStop.expectResumed(by: fixture.server.requests(startedAfter: mark), prefix: "/videos/clear/400k/seg")
         }
     }
 }

@@ -5,6 +5,9 @@ import HLSPlaylist
 import OfflineDownloads
 import Synchronization
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The engine's transport against the real origin: whole and resumed downloads, what
 /// the server's answers become, and sending through an interface's endpoint.
@@ -39,7 +42,7 @@ import Testing
             #expect(!result.restarted && result.received == Int64(expected.bytes.count - 1000))
             #expect(FileManager.default.contents(atPath: part) == Data(expected.bytes))
             // The origin logs a request once its answer is written, which the client can see first.
-            let log = try await server.settledRequestLog()
+            let log = try await server.requestLog(count: 1) { $0.path == Self.segment }
             #expect(log.last?.status == 206 && log.last?.range == "bytes=1000-")
         }
     }
@@ -90,7 +93,8 @@ import Testing
                 server.url(Self.segment), via: nil, to: part, resumeAt: 200, etag: expected.etag, byteRange: range) { _ in }
             #expect(resumed.received == 300 && resumed.length == 500)
             #expect(FileManager.default.contents(atPath: part) == Data(expected.bytes[100..<600]))
-            #expect(try await server.settledRequestLog().last?.range == "bytes=300-599")
+            let log = try await server.requestLog(count: 2) { $0.path == Self.segment }
+            #expect(log.last?.range == "bytes=300-599", "\(log.map(\.range))")
         }
     }
 
@@ -147,6 +151,27 @@ import Testing
         #expect(error?.isNetwork == true && error?.isPermanent == false)
     }
 
+    /// AsyncHTTPClient retries a failed connect by itself (100 ms × 1.25ⁿ, up to a minute,
+    /// growing across requests) until the connect timeout: with that on, each request to
+    /// a refused port took the whole timeout and made a dozen connects, and after an
+    /// outage new requests queued behind a connect still backing off. The engine's own
+    /// backoff is the only one: a refused connect fails its request at once.
+    @Test func aRefusedConnectFailsTheRequestAtOnceWithNoHiddenRetries() async throws {
+        let transport = HTTPTransport(configuration: TransportConfiguration(connectTimeout: .seconds(30)))
+        defer { Task { try? await transport.shutdown() } }
+        let port = try RefusingPort()
+        defer { port.close() }
+        let url = URL(string: "http://127.0.0.1:\(port.port)/videos")!
+        let started = ContinuousClock.now
+        for _ in 0..<5 {
+            let error = await #expect(throws: TransportError.self) { try await transport.fetch(url, via: nil) }
+            guard case .unreachable = error else { Issue.record("expected unreachable, got \(String(describing: error))"); return }
+        }
+        // Five requests, each with a 30 s connect timeout: a client that retried until the
+        // timeout would take 150 s. Generous for a loaded machine, far from the timeout.
+        #expect(ContinuousClock.now - started < .seconds(15), "refused connects were retried until the connect timeout")
+    }
+
     @Test func requestsGoToTheChosenInterfacesEndpoint() async throws {
         try await withOriginAndTransport { server, transport in
             // The URL names a dead port; the interface's endpoint is the origin.
@@ -159,5 +184,32 @@ import Testing
         #expect(HTTPTransport.route(URL(string: "http://origin.example:8080/a/b.ts?x=1")!, via: wifi) == "http://127.0.0.2:9000/a/b.ts?x=1")
         let direct = PathInterface(kind: .wifi, isExpensive: false, isConstrained: false, endpoint: "")
         #expect(HTTPTransport.route(URL(string: "http://origin.example:8080/a")!, via: direct) == "http://origin.example:8080/a")
+    }
+}
+
+/// A loopback port that refuses connections: a socket bound to it that does not listen
+/// (the kernel answers SYN with RST), so no other test can take the port meanwhile.
+struct RefusingPort {
+    let fd: Int32
+    let port: UInt16
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard fd >= 0, bound else { throw TransportError.unreachable("cannot bind a loopback socket: errno \(errno)") }
+        self.fd = fd
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    func close() {
+        _ = Glibc.close(fd)
     }
 }

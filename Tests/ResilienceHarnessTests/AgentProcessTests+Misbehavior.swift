@@ -43,7 +43,7 @@ extension AgentProcessTests {
             #expect(try await agent.inspect(token).state == .suspended(.user))
             let told = log.states(of: token)
             _ = try await agent.send(.setPath(fixture.wifi))
-            try await Task.sleep(for: .milliseconds(500))
+            try await Task.sleep(for: .milliseconds(500))  // a window to watch: nothing more may be told
             #expect(log.states(of: token) == told)
             #expect(!told.contains(.suspended(.network)))
             #expect(await agent.shutdown(timeout: .seconds(30)) == 0)
@@ -103,7 +103,21 @@ extension AgentProcessTests {
         _ = try await first.send(.setPath(fixture.wifi))
         let large = try await first.requestToken(try await fixture.request("large"))
         #expect(await log1.wait { _ in log1.stored(large).count >= 10 }, "\(log1.stored(large))")
-        try await Task.sleep(for: .seconds(1))  // the stalled segments' first 1000 bytes reach their .part
+        // Killed once a stalled segment's first 1000 bytes are in its `.part`, and no `.part`
+        // holds only some of them.
+        let parts = { () -> [Int] in
+            let files = FileManager.default.enumerator(atPath: fixture.storage)?.allObjects as? [String] ?? []
+            return files.filter { $0.hasSuffix(".ts.part") }.map { name in
+                (try? FileManager.default.attributesOfItem(atPath: fixture.storage + "/" + name)[.size] as? Int) ?? 0
+            }.filter { $0 > 0 }
+        }
+        let stalled = Date().addingTimeInterval(60)
+        var sizes = parts()
+        while Date() < stalled, sizes.isEmpty || sizes.contains(where: { $0 != 1000 }) {
+            try await Task.sleep(for: .milliseconds(10))
+            sizes = parts()
+        }
+        #expect(!sizes.isEmpty && sizes.allSatisfy { $0 == 1000 }, "`.part` sizes when killed: \(sizes)")
         await first.kill()
         fixture.server.setFaultRules(try FaultRuleSet(rules: []))
         // The origin stamps requests with CLOCK_MONOTONIC; the killed agent's stalled ones

@@ -103,7 +103,10 @@ import Testing
                 return .failure(error)
             }
         }
-        try await Task.sleep(for: .milliseconds(200))
+        // The kill must find that send waiting: a send after the exit fails the same way.
+        let waiting = Date().addingTimeInterval(60)
+        while agent.state.withLock({ $0.pending.isEmpty }), Date() < waiting { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(!agent.state.withLock { $0.pending.isEmpty }, "the second send never started waiting")
         #expect(agent.isRunning)
         await agent.kill()
         #expect(await pending.value == .failure(.exited(status: 137)))

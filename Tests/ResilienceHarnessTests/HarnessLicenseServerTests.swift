@@ -54,10 +54,13 @@ import Testing
         let end = try #require(background.end)
         #expect(trace.backgroundIntervals.count == 1)
 
-        // Each reading must show the value of the last change recorded before it; readings
-        // within 50 ms before a change are left out (the flag is set just before the record).
+        // Each reading must show the value of the last change recorded before it. The flag
+        // is set just before the change is recorded, two statements apart: a thread paused
+        // between them on a loaded machine makes a reading taken then show the new value
+        // while the record is still to come, so readings within a second before a record
+        // are left out (far wider than any pause seen; every other reading is judged).
         let judged = samples.list.withLock { $0 }.filter { sample in
-            !changes.contains { sample.after + 50_000_000 > $0.t && sample.before < $0.t }
+            !changes.contains { sample.after + 1_000_000_000 > $0.t && sample.before < $0.t }
         }
         var wrong: [String] = []
         for sample in judged {

@@ -40,4 +40,24 @@ import Testing
         b.inspect(inspection("d1", playable: false, packageComplete: false), at: 13)
         #expect(evaluate(id, b).outcome == .notApplicable)
     }
+
+    /// The housekeeping scenario deletes a played package and inspects the cleanup; the
+    /// app's `downloaded → notDownloaded` can reach the trace after the inspection's
+    /// answer (seen in the full suite), which then read as an offline inspection of a
+    /// downloaded video that would not play.
+    @Test func anInspectionAfterTheHarnessDeletedTheDownloadIsNoPlaybackCheck() {
+        var b = offline()
+        b.inspect(inspection("d1"), at: 11)
+        b.userAction("delete", "d1", at: 12)
+        b.inspect(inspection("d1", known: false, state: nil, files: 0, playable: false,
+                             unplayableReason: "the engine knows no download d1", packageComplete: false), at: 12.001)
+        b.state("d1", .notDownloaded, at: 12.002)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .passed, "\(verdict)")
+        #expect(verdict.summary.hasPrefix("1 offline inspection"), "\(verdict.summary)")
+        // The same answer without the delete before it is still judged, and fails.
+        var unexplained = offline()
+        unexplained.inspect(inspection("d1", state: nil, playable: false, packageComplete: false), at: 12.001)
+        #expect(evaluate(id, unexplained).outcome == .failed)
+    }
 }

@@ -148,7 +148,7 @@ extension DownloadManager {
 
     /// Feeds `event` from within one of `token`'s own actions: the transition happens
     /// now, its actions run right after the batch in progress (and those queued before).
-    private func performNext(
+    func performNext(
         _ token: DownloadToken, _ event: (inout DownloadStateMachine) throws(IllegalTransition) -> [DownloadAction]
     ) {
         guard var entry = entries[token] else { return }

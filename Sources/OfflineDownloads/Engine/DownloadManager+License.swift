@@ -23,6 +23,10 @@ extension DownloadManager {
             guard entries[token]?.machine.state != .licensePreloaded else { return }
             if case .license(let reason) = error, reason.hasPrefix(Self.refusedPrefix) {
                 await report(token) { machine throws(IllegalTransition) in try machine.permanentFailure(.license(reason)) }
+            } else if entries[token]?.machine.state == .downloading {
+                // Its transfer waits at the license gate (or is on its way there) and ends
+                // with this failure, which retries it: one retry, armed by the transfer.
+                return
             } else {
                 entries[token]?.lastError = "\(error)"
                 scheduleRetry(token, kind: .other, lastError: "\(error)")
@@ -172,14 +176,17 @@ extension DownloadManager {
         return LicenseTimeline(license, firstPlayedAt: stored.firstPlayedAt).expiration
     }
 
-    /// Waits until `token` holds its license (starting the exchange if needed); false when
-    /// it could not get one, so the transfer must not fetch encrypted segments.
-    func licenseGate(_ token: DownloadToken) async -> Bool {
-        guard let entry = entries[token] else { return false }
-        guard entry.machine.needsLicense else { return true }
+    /// Waits until `token` holds its license (starting the exchange if needed). Returns
+    /// nil when it does, else why not: the transfer must not fetch encrypted segments,
+    /// and ends with `TransferFailure.license`, which retries it (a refusal has failed the
+    /// download already).
+    func licenseGate(_ token: DownloadToken) async -> String? {
+        guard let entry = entries[token] else { return "the download is gone" }
+        guard entry.machine.needsLicense else { return nil }
         startLicense(token)
         await entries[token]?.license?.value
-        return entries[token].map { !$0.machine.needsLicense } ?? false
+        guard let entry = entries[token], entry.machine.needsLicense else { return nil }
+        return entry.licenseError ?? "the license exchange did not finish"
     }
 
     /// Writes the catalog entry beside the package, so that a relaunch knows the license

@@ -4,10 +4,23 @@ import Foundation
 /// Starting transfers and taking their reports.
 extension DownloadManager {
     /// Starts a `TransferWorker` for `token` over `kind` (a running one is stopped first).
+    /// Called while `token`'s actions are performed (the `startTransfer` action).
+    ///
+    /// The machine chose `kind` from the path it was last fed; the path may have changed
+    /// since (actions await, and the actor lets path updates in meanwhile). With `kind`
+    /// gone from the path the transfer cannot start: that is a network failure like any
+    /// other, so the download stalls and retries with backoff, instead of staying
+    /// `downloading` with no transfer until some later path update happens to differ.
     func startTransfer(_ token: DownloadToken, over kind: InterfaceKind) {
         guard var entry = entries[token] else { return }
         entry.stopTransfer()
-        guard let interface = pathProvider.currentPath.interface(kind) else { return }
+        guard let interface = pathProvider.currentPath.interface(kind) else {
+            entry.nextRetryKind = .network
+            entry.lastError = "\(kind) is no longer in the network path"
+            entries[token] = entry
+            performNext(token) { machine throws(IllegalTransition) in try machine.stalled() }
+            return
+        }
         if entry.record.startedAt == nil { entry.record.startedAt = configuration.now() }
         let worker = TransferWorker(
             token: token, transferID: entry.transferID, interface: interface, record: entry.record, manager: self,
@@ -96,6 +109,11 @@ extension DownloadManager {
             // server errors count against the bounded attempts.
             entries[token]?.nextRetryKind = error.isNetwork ? .network : .other
             await report(token) { machine throws(IllegalTransition) in try machine.stalled() }
+        case .license:
+            // A passing license failure (a refusal has failed the download already):
+            // retried like a server error, against the bounded attempts.
+            entries[token]?.nextRetryKind = .other
+            await report(token) { machine throws(IllegalTransition) in try machine.stalled() }
         case .playlist(let why):
             await report(token) { machine throws(IllegalTransition) in try machine.permanentFailure(.playlist(why)) }
         case .index(let why):
@@ -135,6 +153,9 @@ enum TransferFailure: Error, CustomStringConvertible {
     case lowStorage(free: Int64)
     case playlist(String)
     case index(String)
+    /// The license could not be acquired for a passing reason (a refusal fails the
+    /// download when the license exchange ends).
+    case license(String)
 
     var description: String {
         switch self {
@@ -142,6 +163,7 @@ enum TransferFailure: Error, CustomStringConvertible {
         case .lowStorage(let free): "only \(free) bytes free, under the storage cushion"
         case .playlist(let why): why
         case .index(let why): why
+        case .license(let why): "no license yet: \(why)"
         }
     }
 }

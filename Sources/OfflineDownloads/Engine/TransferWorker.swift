@@ -23,12 +23,12 @@ struct TransferWorker: Sendable {
     let recorder: ProgressRecorder
 
     func run() async {
-        do {
+        do throws(TransferFailure) {
             var (segments, plan) = try await loadOrPlan()
             let reconciled = files.reconcile(segments: segments)
             try await recordFound(reconciled.filter { $0.state == .complete }, stored: segments)
             segments = reconciled
-            guard await manager.licenseGate(token) else { return }
+            if let why = await manager.licenseGate(token) { throw TransferFailure.license(why) }
             try await fetch(segments.filter { $0.state != .complete }, all: segments, ranges: ranges(of: plan))
             await manager.transferFinished(token, transferID, plan: plan)
         } catch {

@@ -55,6 +55,14 @@ public final class HTTPTransport: Sendable {
         settings.redirectConfiguration = .follow(max: 5, allowCycles: false)
         settings.decompression = .disabled
         settings.connectionPool = .init(idleTimeout: .seconds(30))
+        // A refused or failed connect fails the request at once. AsyncHTTPClient would
+        // otherwise retry the connect on its own, with a backoff of 100 ms × 1.25ⁿ up to
+        // a minute that grows across requests and resets only on a successful connect:
+        // a hidden second retry policy that hammers a refused port (~9 connects per
+        // request within the connect timeout) and, once the network is back, keeps new
+        // requests waiting behind a connect that is still backing off. The engine's own
+        // `RetryBackoff` is the only retry policy.
+        settings.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
     }
 

@@ -2,7 +2,8 @@ extension Property {
     /// `offline-playback`.
     ///
     /// Every inspection of a `downloaded` download (by the inspection's own `state`, or
-    /// the last reported one) made while no interface is up says `playable == true` and
+    /// the last reported one; not one the engine no longer knows, nor one the harness
+    /// deleted or cancelled before) made while no interface is up says `playable == true` and
     /// `packageComplete == true`. An inspection that refuses because the license
     /// expired is left to `expired-rental-refuses-playback`. Not applicable when no
     /// downloaded video was inspected with every interface down.
@@ -23,6 +24,14 @@ extension Property {
 
     private static func judgeOffline(_ found: TracedInspection, _ trace: ScenarioTrace, _ findings: inout PropertyFindings) {
         let inspection = found.inspection
+        // After the harness deleted or cancelled the download, an inspection checks the
+        // cleanup (cancel-delete-clean), not playback: the app's report of the removal
+        // may reach the trace after the inspection's answer, so the last reported state
+        // can still read `downloaded` then.
+        let removed = trace.userActions.contains {
+            $0.download == inspection.download && $0.t <= found.t && ["delete", "cancel"].contains($0.action)
+        }
+        guard inspection.known, !removed else { return }
         let reported = trace.stateChanges[inspection.download]?.last { $0.t <= found.t }?.to
         guard (inspection.state ?? reported) == .downloaded else { return }
         let name = "inspection of download \(inspection.download) with no interface up"

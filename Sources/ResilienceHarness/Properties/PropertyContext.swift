@@ -35,13 +35,28 @@ public struct PropertyContext: Sendable, Hashable {
     /// The fewest kills followed by a launch after a crash or memory pressure the trace
     /// must have (0: no minimum). The runner sets it from `Scenario.minimumCrashRestarts`.
     public var minimumCrashRestarts: Int
+    /// How long the app may go without bytes before it notices a stall: the stall
+    /// timeout the harness gave the app (`HarnessOptions.stallTimeout`).
+    public var stallTimeout: Duration
+    /// The longest wait between retries the harness accepts from an app that backs off
+    /// (DESIGN.md §4: retries back off with jitter; 30 s is a common cap).
+    public var backoffBound: Duration
+    /// When interfaces that are up deliver nothing (total loss, no rate), from the
+    /// links the runner gave the conditioner; empty: every link delivers.
+    public var unreachable: LinkReachability
+
+    /// The longest silence `liveness` allows while a download could go on: the stall
+    /// timeout plus the backoff bound.
+    public var livenessBound: Duration { stallTimeout + backoffBound }
 
     /// Creates a context; every bound has its default.
     public init(
         suspendBound: Duration = .seconds(15), resumeBound: Duration = .seconds(15),
         forceQuitBound: Duration = .seconds(5), maximumRequestsPerOutage: Int = 20,
         hashManifest: [String: String] = [:], epochWallClock: Date? = nil, expiryTolerance: Duration = .seconds(1),
-        pauseBound: Duration = .seconds(5), pauseGrace: Duration = .seconds(1), minimumCrashRestarts: Int = 0
+        pauseBound: Duration = .seconds(5), pauseGrace: Duration = .seconds(1), minimumCrashRestarts: Int = 0,
+        stallTimeout: Duration = .seconds(4), backoffBound: Duration = .seconds(30),
+        unreachable: LinkReachability = LinkReachability()
     ) {
         self.suspendBound = suspendBound
         self.resumeBound = resumeBound
@@ -53,5 +68,8 @@ public struct PropertyContext: Sendable, Hashable {
         self.pauseBound = pauseBound
         self.pauseGrace = pauseGrace
         self.minimumCrashRestarts = minimumCrashRestarts
+        self.stallTimeout = stallTimeout
+        self.backoffBound = backoffBound
+        self.unreachable = unreachable
     }
 }

@@ -132,12 +132,28 @@ struct ScenarioRun {
         bounds.hashManifest = manifest
         bounds.epochWallClock = collector.epochWallClock
         bounds.minimumCrashRestarts = scenario.minimumCrashRestarts
+        bounds.stallTimeout = options.stallTimeout
+        bounds.unreachable = reachability(trace, links: network.links, start: start)
         var metrics = ScenarioMetrics.measure(trace)
         let peak = await context.peakRSSBytes
         metrics.agentPeakRSSBytes = peak > 0 ? peak : nil
         return ScenarioResult(
             name: scenario.name, summary: scenario.summary, verdicts: verdicts(trace, bounds), metrics: metrics,
             startNanoseconds: start, endNanoseconds: collector.now, error: outcome.error)
+    }
+
+    /// When the links the conditioner was given delivered nothing: the scenario's
+    /// links from `start`, changed by each timeline phase the conditioner applied.
+    private func reachability(_ trace: ScenarioTrace, links: [InterfaceKind: InterfaceLink], start: UInt64)
+        -> LinkReachability
+    {
+        let timeline = options.profile.timeline.map(ScenarioNetwork.shaped)
+        let phases = trace.entries.compactMap { entry -> (t: UInt64, links: [InterfaceKind: InterfaceLink])? in
+            guard case .conditioner(.phaseApplied(let index, _, _)) = entry.event, timeline.indices.contains(index)
+            else { return nil }
+            return (entry.t, timeline[index].changes.mapValues(\.link))
+        }
+        return LinkReachability.from(initial: links, start: start, phases: phases, end: trace.end)
     }
 
     /// Every property's verdict; one this scenario asserts that did not apply fails.

@@ -59,7 +59,7 @@ struct EngineFixture {
         termination: ProcessTermination = .clean, now: @escaping @Sendable () -> Date = { Date() },
         maximumAttempts: Int? = 5, renewalLead: Duration? = nil, licenseSecret: [UInt8]? = nil,
         progressBatching: ProgressBatcher.Configuration? = nil,
-        freeSpace: (@Sendable (String) throws -> Int64)? = nil
+        freeSpace: (@Sendable (String) throws -> Int64)? = nil, path: (any NetworkPathProvider)? = nil
     ) async throws -> DownloadManager {
         var configuration = EngineConfiguration(storageDirectory: scratch.path)
         configuration.transport = TransportConfiguration(connectTimeout: .seconds(2), stallTimeout: stallTimeout)
@@ -73,7 +73,7 @@ struct EngineFixture {
         if let licenseSecret { configuration.licenseSecret = licenseSecret }
         if let progressBatching { configuration.progressBatching = progressBatching }
         if let freeSpace { configuration.freeSpace = freeSpace }
-        let manager = try DownloadManager(configuration: configuration, path: path)
+        let manager = try DownloadManager(configuration: configuration, path: path ?? self.path)
         await manager.start(after: termination)
         return manager
     }

@@ -47,18 +47,52 @@ struct StoppedPackage {
 }
 
 extension OriginServer {
-    /// The request log once it has stopped growing for `quiet` (requests cut by a
-    /// stopped client are logged when the origin notices), at most `limit` later.
-    func settledRequestLog(quiet: Duration = .milliseconds(300), limit: Duration = .seconds(5)) async throws -> [OriginRequestRecord] {
-        let clock = ContinuousClock()
-        let end = clock.now + limit
+    /// Now, on the clock the origin stamps `OriginRequestRecord.startedAtNanoseconds`
+    /// with: a mark for `requests(startedAfter:)`.
+    var nowNanoseconds: UInt64 { configuration.clock.nowNanoseconds }
+
+    /// The logged requests whose head arrived after `mark` (`nowNanoseconds` read
+    /// earlier). Unlike a count of the log, a mark needs no wait for the log to settle:
+    /// a request of an earlier client that is logged late (a request cut by a stopped
+    /// client is logged whenever the origin notices) started before it.
+    func requests(startedAfter mark: UInt64) -> [OriginRequestRecord] {
+        requestLog.filter { $0.startedAtNanoseconds > mark }
+    }
+
+    /// The request log once at least `count` of its records satisfy `isIncluded`,
+    /// waiting up to `seconds` for them (a response is logged just after it leaves, so a
+    /// client can hold it before its record exists); the log as it is if they never come.
+    func requestLog(
+        count: Int, seconds: Double = 60, where isIncluded: (OriginRequestRecord) -> Bool
+    ) async throws -> [OriginRequestRecord] {
+        let deadline = Date().addingTimeInterval(seconds)
         var log = requestLog
-        while clock.now < end {
-            try await Task.sleep(for: quiet)
-            let now = requestLog
-            if now.count == log.count { return now }
-            log = now
+        while log.filter(isIncluded).count < count, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+            log = requestLog
         }
         return log
     }
+}
+
+/// The files under `directory` that this process holds open, from `/proc/self/fd`: a
+/// transfer holds each `.part` file it writes open until its fetch has ended, so none
+/// open under a package means nothing is writing into it. Only descriptors on the
+/// test's own files are looked at.
+func openFiles(under directory: String) -> [String] {
+    let prefix = URL(fileURLWithPath: directory).resolvingSymlinksInPath().path + "/"
+    let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    return descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0) }
+        .filter { $0.hasPrefix(prefix) }
+}
+
+/// Waits up to `seconds` until this process holds no file under `directory` open;
+/// whether it came to that.
+func waitUntilClosed(under directory: String, seconds: Double = 60) async throws -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !openFiles(under: directory).isEmpty {
+        guard Date() < deadline else { return false }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    return true
 }
