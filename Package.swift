@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "bench", targets: ["bench"]),
         .library(name: "BenchCore", targets: ["BenchCore"]),
+        .library(name: "AppProtocol", targets: ["AppProtocol"]),
         .library(name: "LinkConditioner", targets: ["LinkConditioner"]),
         .library(name: "HLSPlaylist", targets: ["HLSPlaylist"]),
         .library(name: "FixtureOrigin", targets: ["FixtureOrigin"]),
@@ -35,6 +36,7 @@ let package = Package(
             dependencies: [.product(name: "Yams", package: "Yams")]
         ),
         .target(name: "HLSPlaylist"),
+        .target(name: "AppProtocol", dependencies: ["BenchCore"]),
         .target(
             name: "FixtureOrigin",
             dependencies: [
@@ -101,6 +103,7 @@ let package = Package(
         ),
         .testTarget(name: "BenchCoreTests", dependencies: ["BenchCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "AppProtocolTests", dependencies: ["AppProtocol", "BenchCore"]),
         .testTarget(
             name: "FixtureOriginTests",
             dependencies: [

@@ -1,0 +1,65 @@
+import BenchCore
+
+extension AppRequest: Codable {
+    static let commandNames = [
+        "hello", "setPath", "setForeground", "prepareForBackground", "setAllowsCellular", "request", "pause", "resume",
+        "cancel", "delete", "inspect", "shutdown",
+    ]
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: WireKey.self)
+        let type = try c.field("type", as: String.self)
+        guard type == "command" else { throw unknown("type", type, in: c, expected: ["command"]) }
+        id = try c.field("id")
+        let name = try c.field("name", as: String.self)
+        switch name {
+        case "hello":
+            command = .hello(protocol: try c.field("protocol"), storage: try c.field("storage"), after: try c.field("after"))
+        case "setPath": command = .setPath(NetworkPath(interfaces: try c.field("interfaces")))
+        case "setForeground": command = .setForeground(try c.field("foreground"))
+        case "prepareForBackground": command = .prepareForBackground
+        case "setAllowsCellular": command = .setAllowsCellular(try c.field("allowed"))
+        case "request":
+            command = .request(AppDownloadRequest(
+                video: try c.field("video"), catalogURL: try c.field("catalogURL"),
+                allowsCellular: try c.optionalField("allowsCellular"), rentalSeconds: try c.optionalField("rentalSeconds"),
+                audioLanguages: try c.optionalField("audioLanguages") ?? [],
+                subtitleLanguages: try c.optionalField("subtitleLanguages") ?? []))
+        case "pause": command = .pause(download: try c.field("download"))
+        case "resume": command = .resume(download: try c.field("download"))
+        case "cancel": command = .cancel(download: try c.field("download"))
+        case "delete": command = .delete(download: try c.field("download"))
+        case "inspect": command = .inspect(download: try c.field("download"))
+        case "shutdown": command = .shutdown
+        default: throw unknown("name", name, in: c, expected: Self.commandNames)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: WireKey.self)
+        try c.field("type", "command")
+        try c.field("id", id)
+        try c.field("name", command.name)
+        switch command {
+        case let .hello(version, storage, after):
+            try c.field("protocol", version)
+            try c.field("storage", storage)
+            try c.field("after", after)
+        case .setPath(let path): try c.field("interfaces", path.interfaces)
+        case .setForeground(let foreground): try c.field("foreground", foreground)
+        case .setAllowsCellular(let allowed): try c.field("allowed", allowed)
+        case .request(let request):
+            try c.field("video", request.video)
+            try c.field("catalogURL", request.catalogURL)
+            try c.optionalField("allowsCellular", request.allowsCellular)
+            try c.optionalField("rentalSeconds", request.rentalSeconds)
+            try c.field("audioLanguages", request.audioLanguages)
+            try c.field("subtitleLanguages", request.subtitleLanguages)
+        case .pause(let download), .resume(let download), .cancel(let download), .delete(let download),
+            .inspect(let download):
+            try c.field("download", download)
+        case .prepareForBackground, .shutdown:
+            break
+        }
+    }
+}
