@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "HLSPlaylist", targets: ["HLSPlaylist"]),
         .library(name: "FixtureOrigin", targets: ["FixtureOrigin"]),
         .library(name: "OfflineDownloads", targets: ["OfflineDownloads"]),
+        .library(name: "EngineAgent", targets: ["EngineAgent"]),
         .library(name: "ResilienceHarness", targets: ["ResilienceHarness"]),
         .library(name: "BenchReports", targets: ["BenchReports"]),
         .library(name: "ClientComparison", targets: ["ClientComparison"]),
@@ -68,9 +69,16 @@ let package = Package(
             dependencies: ["CLibUV", "BenchCore"]
         ),
         .target(
+            name: "EngineAgent",
+            dependencies: [
+                "AppProtocol", "BenchCore", "HLSPlaylist", "OfflineDownloads",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
             name: "ResilienceHarness",
             dependencies: [
-                "BenchCore", "HLSPlaylist", "LinkConditioner", "FixtureOrigin", "OfflineDownloads",
+                "AppProtocol", "BenchCore", "HLSPlaylist", "LinkConditioner", "FixtureOrigin",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -84,7 +92,8 @@ let package = Package(
         .target(
             name: "BenchReports",
             dependencies: [
-                "BenchCore", "ResilienceHarness", "ClientComparison", .product(name: "Mustache", package: "swift-mustache"),
+                "AppProtocol", "BenchCore", "ResilienceHarness", "ClientComparison",
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
             resources: [.copy("Templates")]
         ),
@@ -95,6 +104,8 @@ let package = Package(
                 "LinkConditioner",
                 "FixtureOrigin",
                 "OfflineDownloads",
+                "AppProtocol",
+                "EngineAgent",
                 "ResilienceHarness",
                 "ClientComparison",
                 "BenchReports",
@@ -118,10 +129,18 @@ let package = Package(
         ),
         .testTarget(name: "LinkConditionerTests", dependencies: ["LinkConditioner", "BenchCore", "CLibUV"]),
         .testTarget(
-            name: "ResilienceHarnessTests",
-            dependencies: ["ResilienceHarness", "BenchCore", "OfflineDownloads", "FixtureOrigin", "LinkConditioner", "ClientComparison"]
+            name: "EngineAgentTests",
+            dependencies: ["EngineAgent", "AppProtocol", "BenchCore", "OfflineDownloads"]
         ),
-        .testTarget(name: "BenchReportsTests", dependencies: ["BenchReports", "ResilienceHarness", "BenchCore", "ClientComparison"]),
+        .testTarget(
+            name: "ResilienceHarnessTests",
+            dependencies: [
+                "ResilienceHarness", "AppProtocol", "EngineAgent", "BenchCore", "FixtureOrigin", "LinkConditioner",
+                "ClientComparison",
+            ]
+        ),
+        .testTarget(
+            name: "BenchReportsTests", dependencies: ["BenchReports", "ResilienceHarness", "AppProtocol", "BenchCore", "ClientComparison"]),
         .testTarget(
             name: "ClientComparisonTests",
             dependencies: ["ClientComparison", "ResilienceHarness", "BenchCore", "FixtureOrigin", "LinkConditioner"]

@@ -18,13 +18,13 @@ extension AppMessage: Codable {
         let c = try decoder.container(keyedBy: WireKey.self)
         let type = try c.field("type", as: String.self)
         switch type {
-        case "event": self = .event(t: try c.field("t"), try Self.event(c))
+        case "event": self = .event(t: try c.field("t"), try AppEvent.decodeFields(c))
         case "reply": self = .reply(try Self.reply(c))
         default: throw unknown("type", type, in: c, expected: ["event", "reply"])
         }
     }
 
-    private static func event(_ c: KeyedDecodingContainer<WireKey>) throws -> AppEvent {
+    fileprivate static func event(_ c: KeyedDecodingContainer<WireKey>) throws -> AppEvent {
         let name = try c.field("name", as: String.self)
         switch name {
         case "launched": return .launched(pid: try c.field("pid"), after: try c.field("after"))
@@ -76,7 +76,7 @@ extension AppMessage: Codable {
             try c.field("type", "event")
             try c.field("t", t)
             try c.field("name", event.name)
-            try Self.encodeFields(of: event, into: &c)
+            try event.encodeFields(into: &c)
         case .reply(let reply):
             try c.field("type", "reply")
             try c.field("id", reply.id)
@@ -94,7 +94,7 @@ extension AppMessage: Codable {
         }
     }
 
-    private static func encodeFields(of event: AppEvent, into c: inout KeyedEncodingContainer<WireKey>) throws {
+    fileprivate static func encodeFields(of event: AppEvent, into c: inout KeyedEncodingContainer<WireKey>) throws {
         switch event {
         case let .launched(pid, after):
             try c.field("pid", pid)
@@ -130,5 +130,27 @@ extension AppMessage: Codable {
         case .partialSegmentsFound(let segments):
             try c.field("segments", segments)
         }
+    }
+}
+
+/// An event alone, as the harness keeps it in a run's trace: `{"name":…,…}`, the fields
+/// of its line without `type` and `t`.
+extension AppEvent: Codable {
+    public init(from decoder: any Decoder) throws {
+        self = try Self.decodeFields(try decoder.container(keyedBy: WireKey.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: WireKey.self)
+        try c.field("name", name)
+        try encodeFields(into: &c)
+    }
+
+    static func decodeFields(_ c: KeyedDecodingContainer<WireKey>) throws -> AppEvent {
+        try AppMessage.event(c)
+    }
+
+    func encodeFields(into c: inout KeyedEncodingContainer<WireKey>) throws {
+        try AppMessage.encodeFields(of: self, into: &c)
     }
 }

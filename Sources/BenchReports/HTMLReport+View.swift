@@ -1,5 +1,5 @@
 import Foundation
-import OfflineDownloads
+import AppProtocol
 import ResilienceHarness
 
 /// What `report.mustache` renders: the report as strings, every one XML-legal (the
@@ -166,7 +166,7 @@ extension HTMLReportView {
         ["up", "down(reset)", "down(blackhole)", "down(refuse)"].map { Fact(key: "interface \($0)", value: "if-" + TimelineSVG.cssName($0)) }
         + [Fact(key: "throughput", value: "tp")]
         + ["foreground", "background"].map { Fact(key: "app \($0)", value: "lc-" + $0) }
-        + (DownloadState.allCases.filter { $0 != .notDownloaded }.map(\.description) + [Timeline.agentDown]).map {
+        + (AppState.allCases.filter { $0 != .notDownloaded }.map(\.description) + [Timeline.agentDown]).map {
             Fact(key: $0, value: "st-" + TimelineSVG.cssName($0))
         }
         + Timeline.Marker.Kind.allCases.map { Fact(key: "agent \($0.rawValue)", value: "mk-\($0.rawValue)") }

@@ -1,6 +1,6 @@
 import BenchCore
 import LinkConditioner
-import OfflineDownloads
+import AppProtocol
 import ResilienceHarness
 
 extension Timeline {
@@ -154,21 +154,6 @@ extension ConditionerEvent.Kind {
             interface
         case .pathChanged, .pathPublished, .phaseApplied, .timelineFinished, .stopped:
             nil
-        }
-    }
-}
-
-extension AgentEvent {
-    /// The download the event names, if any.
-    var download: String? {
-        switch self {
-        case let .stateChanged(download, _, _), let .progress(download, _, _), let .segmentStored(download, _, _, _, _),
-            let .licenseAcquired(download, _), let .licenseRenewed(download, _), let .licenseFailed(download, _),
-            let .finished(download, _), let .evicted(download):
-            download
-        case let .error(download, _): download
-        case let .inspected(inspection): inspection.download
-        case .launched, .partialSegmentsFound: nil
         }
     }
 }

@@ -1,30 +1,25 @@
 import ArgumentParser
 import BenchCore
 import Foundation
-import OfflineDownloads
-import ResilienceHarness
+import EngineAgent
 
-/// `bench agent`: the app for the resilience harness. (Named `AgentAppCommand` because
-/// `AgentCommand` is the protocol's command type in ResilienceHarness.)
+/// `bench agent`: Deadzone's engine as an app of the app protocol, what the resilience
+/// harness runs by default.
 struct AgentAppCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "agent",
         abstract: "The app for the resilience harness: Deadzone's download engine driven over JSON lines.",
         discussion: """
-            Reads one AgentRequest per line on stdin and writes one AgentMessage per line on stdout \
-            (events stamped with the host's monotonic clock, and one reply per request); diagnostics \
-            go to stderr. Starts with no network until a setPath request arrives. Exits 0 on a \
-            shutdown request or at the end of stdin, 2 for bad options. The harness (AgentProcess) \
-            launches it; run by hand only to debug the protocol.
-            Example: echo '{"id":1,"command":{"shutdown":{}}}' | swift run bench agent --storage /tmp/app
+            Speaks the app protocol (docs/app-protocol.md) on stdin and stdout: the first command \
+            must be hello, which names the storage directory and how the previous process ended; \
+            then one reply per command and events stamped with the host's monotonic clock. \
+            Diagnostics go to stderr. Starts with no network until a setPath command arrives. \
+            Exits 0 on a shutdown command or at the end of stdin, 2 for bad options or another \
+            protocol version. The harness launches it; run by hand only to debug the protocol.
+            Example: printf '%s\\n' '{"type":"command","id":0,"name":"hello","protocol":1,"storage":"/tmp/app","after":"clean"}' \
+            '{"type":"command","id":1,"name":"shutdown"}' | swift run bench agent
             """
     )
-
-    @Option(help: "Directory of the engine's index and packages.")
-    var storage: String
-
-    @Option(help: "How the previous agent on this storage ended: \(Self.terminations).")
-    var after: String = "clean"
 
     @Option(help: "Seconds without bytes before a download suspends.")
     var stallTimeout: Double = 4
@@ -42,9 +37,6 @@ struct AgentAppCommand: AsyncParsableCommand {
     var renewalLead: Double?
 
     func validate() throws {
-        guard ProcessTermination(rawValue: after) != nil else {
-            throw ValidationError("--after must be one of \(Self.terminations)")
-        }
         if let misbehave, AgentMisbehavior(rawValue: misbehave) == nil {
             throw ValidationError("--misbehave must be one of \(Self.misbehaviors)")
         }
@@ -55,21 +47,18 @@ struct AgentAppCommand: AsyncParsableCommand {
         if let renewalLead, !(renewalLead > 0 && renewalLead.isFinite) {
             throw ValidationError("--renewal-lead must be a positive number of seconds")
         }
-        guard !storage.isEmpty else { throw ValidationError("--storage must name a directory") }
     }
 
-    private static var terminations: String { ProcessTermination.allCases.map(\.rawValue).joined(separator: ", ") }
     private static var misbehaviors: String { AgentMisbehavior.allCases.map(\.rawValue).joined(separator: ", ") }
 
     func run() async throws {
         let options = AgentOptions(
-            storageDirectory: storage, after: ProcessTermination(rawValue: after) ?? .clean,
             stallTimeout: .milliseconds(Int64(stallTimeout * 1000)), maximumConcurrentDownloads: concurrent, seed: seed,
             misbehavior: misbehave.flatMap(AgentMisbehavior.init(rawValue:)),
             rentalRenewalLead: renewalLead.map { .milliseconds(Int64($0 * 1000)) })
         let status: Int32
         do { status = try await AgentRuntime.run(options: options) } catch {
-            FileHandle.standardError.writeSurvivingSignals(Data("error: the agent cannot start on \(storage): \(error)\n".utf8))
+            FileHandle.standardError.writeSurvivingSignals(Data("error: the agent cannot start: \(error)\n".utf8))
             throw ExitCode(2)
         }
         if status != 0 { throw ExitCode(status) }

@@ -2,7 +2,7 @@ import BenchCore
 import FixtureOrigin
 import Foundation
 import LinkConditioner
-import OfflineDownloads
+import AppProtocol
 import ResilienceHarness
 
 /// A small run built in code: three scenarios (one passing, one with a failed property

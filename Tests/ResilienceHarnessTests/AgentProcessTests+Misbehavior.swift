@@ -1,7 +1,7 @@
 import BenchCore
 import FixtureOrigin
 import Foundation
-import OfflineDownloads
+import AppProtocol
 import ResilienceHarness
 import Testing
 
@@ -10,7 +10,7 @@ import Testing
 extension AgentProcessTests {
     @Test func anHonestAgentKeepsADownloadOffCellular() async throws {
         try await withAgentFixture { fixture in
-            let (agent, log) = try fixture.launch()
+            let (agent, log) = try await fixture.launch()
             _ = try await agent.send(.setPath(fixture.cellularOnly))
             let token = try await agent.requestToken(try await fixture.request("clear", allowsCellular: false))
             #expect(await log.wait { _ in log.states(of: token).contains(.suspended(.cellularNotAllowed)) }, "\(log.events)")
@@ -21,7 +21,7 @@ extension AgentProcessTests {
 
     @Test func ignoreCellularPolicyDownloadsOverCellular() async throws {
         try await withAgentFixture { fixture in
-            let (agent, log) = try fixture.launch(["--misbehave", "ignore-cellular-policy"])
+            let (agent, log) = try await fixture.launch(["--misbehave", "ignore-cellular-policy"])
             _ = try await agent.send(.setPath(fixture.cellularOnly))
             let token = try await agent.requestToken(try await fixture.request("clear", allowsCellular: false))
             #expect(await log.wait { _ in log.isFinished(token) }, "\(log.events)")
@@ -32,7 +32,7 @@ extension AgentProcessTests {
 
     @Test func failOnOutageReportsFailedAndStopsTheDownload() async throws {
         try await withAgentFixture(Self.holdLargeSegments) { fixture in
-            let (agent, log) = try fixture.launch(["--misbehave", "fail-on-outage"])
+            let (agent, log) = try await fixture.launch(["--misbehave", "fail-on-outage"])
             _ = try await agent.send(.setPath(fixture.wifi))
             let token = try await agent.requestToken(try await fixture.request("large"))
             #expect(await log.wait { _ in log.stored(token).count >= 3 })
@@ -40,7 +40,7 @@ extension AgentProcessTests {
             #expect(await log.wait { _ in log.states(of: token).last == .failed }, "\(log.events)")
             #expect(log.events.contains(.stateChanged(download: token, from: .downloading, to: .failed)))
             // The engine was paused behind the app's back; nothing more is told.
-            #expect(try await agent.inspect(token).state == .suspended(.user))
+            #expect(try await agent.inspect(download: token).state == .suspended(.user))
             let told = log.states(of: token)
             _ = try await agent.send(.setPath(fixture.wifi))
             try await Task.sleep(for: .milliseconds(500))  // a window to watch: nothing more may be told
@@ -62,7 +62,7 @@ extension AgentProcessTests {
 
     @Test func anHonestAgentSaysWhichLicensesAreMissing() async throws {
         try await withAgentFixture { fixture in
-            let (agent, _) = try fixture.launch()
+            let (agent, _) = try await fixture.launch()
             let token = try await agent.requestToken(try await fixture.request("protected"))
             // No network: the license cannot be had, and prepareForBackground says so.
             guard case .unfinished(let missing) = try await agent.send(.prepareForBackground) else {
@@ -75,10 +75,10 @@ extension AgentProcessTests {
 
     @Test func backgroundBeforeLicenseAnswersAtOnceWithoutTheLicense() async throws {
         try await withAgentFixture { fixture in
-            let (agent, _) = try fixture.launch(["--misbehave", "background-before-license"])
+            let (agent, _) = try await fixture.launch(["--misbehave", "background-before-license"])
             let token = try await agent.requestToken(try await fixture.request("protected"))
             #expect(try await agent.send(.prepareForBackground) == .unfinished([:]))
-            let inspection = try await agent.inspect(token)
+            let inspection = try await agent.inspect(download: token)
             #expect(inspection.known && inspection.licenseExpiration == nil && !inspection.playable)
             #expect(await agent.shutdown(timeout: .seconds(30)) == 0)
         }
@@ -98,8 +98,8 @@ extension AgentProcessTests {
     /// after the relaunch (`"none"` without one).
     static func crashWithPartials(
         _ fixture: AgentFixture, relaunchOptions: [String]
-    ) async throws -> (partials: [AgentPartialSegment], firstRanges: [String: String]) {
-        let (first, log1) = try fixture.launch()
+    ) async throws -> (partials: [AppPartialSegment], firstRanges: [String: String]) {
+        let (first, log1) = try await fixture.launch()
         _ = try await first.send(.setPath(fixture.wifi))
         let large = try await first.requestToken(try await fixture.request("large"))
         #expect(await log1.wait { _ in log1.stored(large).count >= 10 }, "\(log1.stored(large))")
@@ -124,12 +124,12 @@ extension AgentProcessTests {
         // are logged when their connections close, whenever that is: judge by their start.
         let relaunch = MonotonicClock().nowNanoseconds
 
-        let (second, log2) = try fixture.launch(["--after", "crash"] + relaunchOptions)
+        let (second, log2) = try await fixture.launch(after: .crash, relaunchOptions)
         #expect(await log2.wait { _ in log2.launched(after: .crash) })
         _ = try await second.send(.setPath(fixture.wifi))
         #expect(await log2.wait { _ in log2.isFinished(large) }, "\(log2.events)")
         #expect(await second.shutdown(timeout: .seconds(30)) == 0)
-        let partials = log2.events.flatMap { event -> [AgentPartialSegment] in
+        let partials = log2.events.flatMap { event -> [AppPartialSegment] in
             if case .partialSegmentsFound(let found) = event { found } else { [] }
         }
         var firstRanges: [String: String] = [:]

@@ -1,7 +1,7 @@
 import BenchCore
 import FixtureOrigin
 import Foundation
-import OfflineDownloads
+import AppProtocol
 @testable import ResilienceHarness
 import Testing
 
@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized) struct AgentProcessTests {
     @Test func downloadsInspectsAndDeletesAVideo() async throws {
         try await withAgentFixture { fixture in
-            let (agent, log) = try fixture.launch()
+            let (agent, log) = try await fixture.launch()
             #expect(await log.wait { _ in log.launched(after: .clean) })
             _ = try await agent.send(.setPath(fixture.wifi))
             let token = try await agent.requestToken(try await fixture.request("clear"))
@@ -21,22 +21,24 @@ import Testing
             #expect(!stored.isEmpty && stored.allSatisfy { $0.path.hasPrefix("/videos/clear/") }, "\(stored)")
 
             // What the agent finds on disk is what the origin served, byte for byte.
-            let inspection = try await agent.inspect(token)
-            #expect(inspection.known && inspection.state == .downloaded && inspection.files > stored.count)
+            let inspection = try await agent.inspect(download: token)
+            #expect(inspection.known && inspection.state == .downloaded && (inspection.files ?? 0) > stored.count)
             #expect(inspection.playable && inspection.unplayableReason == nil)
-            #expect(inspection.packageComplete)
-            #expect(Set(inspection.segmentHashes.keys) == Set(stored.map(\.path)))
+            #expect(inspection.packageComplete == true)
+            #expect(inspection.package?.hasSuffix("/master.m3u8") == true, "\(String(describing: inspection.package))")
+            let hashes = inspection.segmentHashes ?? [:]
+            #expect(Set(hashes.keys) == Set(stored.map(\.path)))
             let manifest = try fixture.server.store.hashManifest(videoIDs: ["clear"])
-            for (path, hash) in inspection.segmentHashes {
+            for (path, hash) in hashes {
                 #expect(hash == manifest.entries[path]?.sha256, "\(path)")
             }
-            #expect(log.events.contains(.inspected(inspection)))
 
             // Deleted: nothing left, and the engine forgot it.
-            #expect(try await agent.send(.delete(token)) == .done)
-            let gone = try await agent.inspect(token)
-            #expect(!gone.known && gone.files == 0 && gone.state == nil && !gone.playable && gone.segmentHashes.isEmpty)
-            await #expect(throws: AgentProcessError.self) { try await agent.send(.pause(token)) }
+            #expect(try await agent.send(.delete(download: token)) == .done)
+            let gone = try await agent.inspect(download: token)
+            #expect(!gone.known && gone.files == 0 && gone.state == nil && !gone.playable && gone.segmentHashes == [:])
+            #expect(gone.package == nil)
+            await #expect(throws: AgentProcessError.self) { try await agent.send(.pause(download: token)) }
 
             #expect(await agent.shutdown(timeout: .seconds(30)) == 0)
             #expect(!agent.isRunning && agent.peakRSSBytes > 1 << 20)
@@ -45,24 +47,59 @@ import Testing
 
     @Test func refusesMalformedLinesAndKeepsRunning() async throws {
         try await withAgentFixture { fixture in
-            let (agent, _) = try fixture.launch()
+            let (agent, _) = try await fixture.launch()
             #expect(agent.write(Data("this is not json\n".utf8)) == nil)
-            #expect(agent.write(Data(#"{"id": 900, "command": {"fly": {}}}"#.utf8 + [0x0A])) == nil)
+            #expect(agent.write(Data(#"{"type": "command", "id": 900, "name": "fly"}"#.utf8 + [0x0A])) == nil)
             // The agent still answers, after refusing both lines in order.
-            let inspection = try await agent.inspect("nothing")
+            let inspection = try await agent.inspect(download: "nothing")
             #expect(!inspection.known && inspection.files == 0)
             let diagnostics = agent.diagnostics
             #expect(diagnostics.count == 2, "\(diagnostics)")
             #expect(diagnostics.first?.contains("request -1") == true, "\(diagnostics)")
             #expect(diagnostics.last?.contains("request 900") == true, "\(diagnostics)")
-            #expect(diagnostics.allSatisfy { $0.contains("not an AgentRequest") }, "\(diagnostics)")
+            #expect(diagnostics.allSatisfy { $0.contains("not a command of protocol 1") }, "\(diagnostics)")
+            #expect(diagnostics.last?.contains(#"unknown name "fly""#) == true, "\(diagnostics)")
             #expect(await agent.shutdown(timeout: .seconds(30)) == 0)
+        }
+    }
+
+    /// The handshake: an app that does not answer `hello` (here `sleep`, which reads
+    /// nothing) is killed after the time limit, and one that speaks another version is
+    /// refused with a message saying so.
+    @Test func anAppThatDoesNotAnswerHelloIsKilledAndTheErrorSaysWhy() async throws {
+        await #expect(throws: AgentProcessError.timedOut(command: .hello(protocol: 1, storage: "/tmp/none", after: .clean))) {
+            _ = try await AgentProcess.launch(
+                executable: "/bin/sleep", arguments: ["600"], storage: "/tmp/none", after: .clean,
+                helloTimeout: .milliseconds(500)) { _, _ in }
+        }
+        // A fake app that answers hello with protocol 99.
+        let script = #"read line; echo '{"type":"reply","id":1,"protocol":99,"app":"old","capabilities":[]}'; sleep 600"#
+        do {
+            _ = try await AgentProcess.launch(
+                executable: "/bin/sh", arguments: ["-c", script], storage: "/tmp/none", after: .clean) { _, _ in }
+            Issue.record("a hello of protocol 99 was accepted")
+        } catch {
+            #expect(error == .protocolMismatch("it speaks protocol 99"))
+            #expect(error.description.contains("does not speak protocol 1"), "\(error)")
+        }
+    }
+
+    @Test func theAgentRefusesCommandsBeforeHelloAndAnotherVersion() async throws {
+        try await withAgentFixture { fixture in
+            let agent = try AgentProcess.start(executable: try benchExecutable(), arguments: ["agent"]) { _, _ in }
+            await #expect(throws: AgentProcessError.refused("the first command must be hello (protocol 1)")) {
+                try await agent.send(.inspect(download: "x"))
+            }
+            await #expect(throws: AgentProcessError.refused("this app speaks protocol 1, not 2")) {
+                try await agent.send(.hello(protocol: 2, storage: fixture.storage, after: .clean))
+            }
+            #expect(await agent.waitForExit(timeout: .seconds(30)) == 2, "another version ends the agent with status 2")
         }
     }
 
     @Test func theEngineRefusalIsTheSendersError() async throws {
         try await withAgentFixture { fixture in
-            let (agent, _) = try fixture.launch()
+            let (agent, _) = try await fixture.launch()
             let request = try await fixture.request("online-only")
             do throws(AgentProcessError) {
                 _ = try await agent.send(.request(request))
@@ -81,10 +118,10 @@ import Testing
             // The second run fetched only what the first had not stored.
             #expect(run.secondRun.isDisjoint(with: run.firstRun), "\(run.firstRun) then \(run.secondRun)")
             #expect(run.firstRun.union(run.secondRun) == Set(0..<20))
-            #expect(run.inspection.playable && run.inspection.packageComplete)
+            #expect(run.inspection.playable && run.inspection.packageComplete == true)
             let manifest = try fixture.server.store.hashManifest(videoIDs: ["large"])
-            #expect(run.inspection.segmentHashes.count == 20)
-            for (path, hash) in run.inspection.segmentHashes {
+            #expect(run.inspection.segmentHashes?.count == 20)
+            for (path, hash) in run.inspection.segmentHashes ?? [:] {
                 #expect(hash == manifest.entries[path]?.sha256, "\(path)")
             }
         }
@@ -92,13 +129,13 @@ import Testing
 
     @Test func aSilentAgentTimesOutAndKillFailsWhatWaits() async throws {
         // `sleep` stands for an agent that hangs: it reads nothing and never answers.
-        let agent = try AgentProcess.launch(executable: "/bin/sleep", arguments: ["600"]) { _, _ in }
-        await #expect(throws: AgentProcessError.timedOut(command: .inspect("x"))) {
-            try await agent.send(.inspect("x"), timeout: .milliseconds(300))
+        let agent = try AgentProcess.start(executable: "/bin/sleep", arguments: ["600"]) { _, _ in }
+        await #expect(throws: AgentProcessError.timedOut(command: .inspect(download: "x"))) {
+            try await agent.send(.inspect(download: "x"), timeout: .milliseconds(300))
         }
-        let pending = Task { () -> Result<AgentReplyValue, AgentProcessError> in
+        let pending = Task { () -> Result<AppReplyValue, AgentProcessError> in
             do throws(AgentProcessError) {
-                return .success(try await agent.send(.inspect("y"), timeout: .seconds(60)))
+                return .success(try await agent.send(.inspect(download: "y"), timeout: .seconds(60)))
             } catch {
                 return .failure(error)
             }
@@ -111,13 +148,13 @@ import Testing
         await agent.kill()
         #expect(await pending.value == .failure(.exited(status: 137)))
         #expect(agent.exitStatus == 137 && !agent.isRunning)
-        await #expect(throws: AgentProcessError.exited(status: 137)) { try await agent.send(.inspect("z")) }
+        await #expect(throws: AgentProcessError.exited(status: 137)) { try await agent.send(.inspect(download: "z")) }
         try? FileManager.default.removeItem(atPath: agent.stderrPath)
     }
 
     @Test func aMissingExecutableIsAnIOError() {
         #expect(throws: AgentProcessError.self) {
-            try AgentProcess.launch(executable: "/nonexistent/bench", arguments: []) { _, _ in }
+            try AgentProcess.start(executable: "/nonexistent/bench", arguments: []) { _, _ in }
         }
     }
 
@@ -135,14 +172,14 @@ import Testing
         /// Video segment indexes of `large` stored by the first and the second process.
         var firstRun: Set<Int>
         var secondRun: Set<Int>
-        var inspection: AgentInspection
+        var inspection: AppInspection
     }
 
     /// Downloads `clear` to the end, then `large` until the hold; SIGKILLs the agent;
     /// lifts the hold and relaunches with `--after crash` (and `relaunchOptions`) until
     /// `large` is finished. Checks `clear` is still downloaded.
     static func crashMidDownload(_ fixture: AgentFixture, relaunchOptions: [String]) async throws -> CrashRun {
-        let (first, log1) = try fixture.launch()
+        let (first, log1) = try await fixture.launch()
         _ = try await first.send(.setPath(fixture.wifi))
         let clear = try await first.requestToken(try await fixture.request("clear"))
         #expect(await log1.wait { _ in log1.isFinished(clear) })
@@ -152,12 +189,12 @@ import Testing
         #expect(first.exitStatus == 137)
         fixture.server.setFaultRules(try FaultRuleSet(rules: []))
 
-        let (second, log2) = try fixture.launch(["--after", "crash"] + relaunchOptions)
+        let (second, log2) = try await fixture.launch(after: .crash, relaunchOptions)
         #expect(await log2.wait { _ in log2.launched(after: .crash) })
         _ = try await second.send(.setPath(fixture.wifi))
         #expect(await log2.wait { _ in log2.isFinished(large) }, "\(log2.events)")
-        let inspection = try await second.inspect(large)
-        #expect(try await second.inspect(clear).playable)
+        let inspection = try await second.inspect(download: large)
+        #expect(try await second.inspect(download: clear).playable)
         #expect(await second.shutdown(timeout: .seconds(30)) == 0)
         let video = { (log: AgentEventLog) in Set(log.stored(large).filter { $0.stream == "video" }.map(\.index)) }
         return CrashRun(firstRun: video(log1), secondRun: video(log2), inspection: inspection)

@@ -1,3 +1,4 @@
+import EngineAgent
 import FixtureOrigin
 import Foundation
 @testable import ResilienceHarness
@@ -39,7 +40,7 @@ import Testing
         }
         let options = HarnessOptions(
             profile: HarnessMisbehaviorTests.profile, profilePath: "(test)", seed: 7, timeLimit: .seconds(150),
-            executable: try benchExecutable())
+            app: try benchAgent())
         let run = await HarnessRunner.run([probed], options: options)
         let result = try #require(run.report.scenarios.first)
         #expect(result.error == nil && result.passed, "\(result.verdicts.filter(\.failed))")

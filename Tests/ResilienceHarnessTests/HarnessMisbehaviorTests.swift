@@ -1,4 +1,5 @@
 import BenchCore
+import EngineAgent
 import Foundation
 import ResilienceHarness
 import Testing
@@ -38,7 +39,7 @@ import Testing
         let scenario = try #require(ScenarioSuite.named(scenarioName))
         let options = HarnessOptions(
             profile: Self.profile, profilePath: "(test)", seed: 7, timeLimit: .seconds(150),
-            executable: try benchExecutable(), misbehavior: misbehavior)
+            app: try benchAgent(AgentOptions(misbehavior: misbehavior)))
         let run = await HarnessRunner.run([scenario], options: options)
         let result = try #require(run.report.scenarios.first)
         let failed = result.verdicts.filter(\.failed).map(\.property)

@@ -1,5 +1,5 @@
 import Foundation
-import OfflineDownloads
+import AppProtocol
 import ResilienceHarness
 import Testing
 

@@ -1,5 +1,5 @@
 import BenchCore
-import OfflineDownloads
+import AppProtocol
 import ResilienceHarness
 import Testing
 
@@ -8,7 +8,7 @@ import Testing
 
     /// d1 stores seg0 and seg1, half of seg2 arrives, then the agent is SIGKILLed at
     /// 10 s and launched again at 11 s after `termination`.
-    func crash(after termination: ProcessTermination) -> TraceBuilder {
+    func crash(after termination: RelaunchKind) -> TraceBuilder {
         var b = TraceBuilder()
         b.request("d1", video: "clear", at: 0)
         b.state("d1", .downloading, at: 1)
@@ -72,7 +72,7 @@ import Testing
     /// The agent relaunched at 11 s reports the 400 bytes of seg2 left in its `.part`.
     func crashWithPartial(byteRange: String? = nil, bytes: Int64 = 400) -> TraceBuilder {
         var b = crash(after: .crash)
-        b.partials([AgentPartialSegment(
+        b.partials([AppPartialSegment(
             download: "d1", stream: "video", index: 2, path: "/videos/clear/400k/seg2.ts", bytes: bytes,
             byteRange: byteRange)], at: 11)
         return b

@@ -1,4 +1,4 @@
-import OfflineDownloads
+import AppProtocol
 import ResilienceHarness
 import Testing
 

@@ -1,6 +1,6 @@
 import BenchCore
 import Foundation
-import OfflineDownloads
+import AppProtocol
 import ResilienceHarness
 import Testing
 

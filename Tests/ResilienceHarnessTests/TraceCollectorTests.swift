@@ -2,7 +2,7 @@ import BenchCore
 import FixtureOrigin
 import Foundation
 import LinkConditioner
-import OfflineDownloads
+import AppProtocol
 import ResilienceHarness
 import Testing
 
@@ -44,11 +44,10 @@ import Testing
         #expect(collector.count == 3 && collector.entries(from: 2).count == 1)
     }
 
-    @Test func liveProgressLeavesKeysOutAndFollowsStates() {
+    @Test func liveProgressIsTheMeanOfTheSelectionsAndFollowsStates() {
         let collector = TraceCollector(clock: ManualClock())
         collector.agent(.stateChanged(download: "d1", from: .requested, to: .downloading), at: 1)
-        collector.agent(.progress(download: "d1", selection: DownloadPlan.keyStream, fraction: 1), at: 2)
-        #expect(collector.live.progress("d1") == 0, "keys alone are no progress")
+        #expect(collector.live.progress("d1") == 0, "no selection reported yet")
         collector.agent(.progress(download: "d1", selection: "video", fraction: 0.5), at: 3)
         collector.agent(.progress(download: "d1", selection: "audio_fr", fraction: 0.25), at: 4)
         #expect(collector.live.progress("d1") == 0.375)

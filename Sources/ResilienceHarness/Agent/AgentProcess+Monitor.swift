@@ -1,3 +1,4 @@
+import AppProtocol
 import BenchCore
 import Foundation
 #if canImport(Glibc)
@@ -12,7 +13,7 @@ import Darwin
 extension AgentProcess {
     /// Runs on the monitor thread, from launch until the agent is reaped.
     func monitor(stdout descriptor: Int32) {
-        var splitter = AgentLineSplitter()
+        var splitter = AppLineSplitter()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         let clock = MonotonicClock()
@@ -40,20 +41,20 @@ extension AgentProcess {
     /// anything else becomes a diagnostic.
     private func deliver(_ line: String) {
         guard !line.allSatisfy(\.isWhitespace) else { return }
-        let message: AgentMessage
-        do { message = try AgentWire.decode(AgentMessage.self, from: line) } catch {
-            note("not a protocol line (\(AgentWire.describe(error))): \(line.prefix(300))")
+        let message: AppMessage
+        do { message = try AppWire.decode(AppMessage.self, from: line) } catch {
+            note("not a protocol line: \(error)")
             return
         }
         switch message {
         case .event(let t, let event):
             onEvent(t, event)
-        case .reply(let id, let value, let error):
-            guard let waiting = state.withLock({ $0.pending.removeValue(forKey: id) }) else {
-                note("reply to request \(id), which nothing awaits: \(error ?? "\(value)")")
+        case .reply(let reply):
+            guard let waiting = state.withLock({ $0.pending.removeValue(forKey: reply.id) }) else {
+                note("reply to request \(reply.id), which nothing awaits: \(reply.error ?? "\(reply.value)")")
                 return
             }
-            waiting.resume(returning: error.map { .failure(.refused($0)) } ?? .success(value))
+            waiting.resume(returning: reply.error.map { .failure(.refused($0)) } ?? .success(reply.value))
         }
     }
 

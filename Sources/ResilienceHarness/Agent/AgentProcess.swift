@@ -1,3 +1,4 @@
+import AppProtocol
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -6,7 +7,8 @@ import Glibc
 import Darwin
 #endif
 
-/// The harness's handle on one agent process (`bench agent`): starts it, sends it
+/// The harness's handle on one app process (any executable that speaks the app
+/// protocol; Deadzone's own engine is `bench agent`): starts it, says `hello`, sends it
 /// commands and matches the replies, hands its events to `onEvent`, samples its
 /// memory, and kills or shuts it down.
 ///
@@ -25,7 +27,7 @@ public final class AgentProcess: Sendable {
     public let pid: Int32
     /// The file the agent's stderr appends to.
     public let stderrPath: String
-    let onEvent: @Sendable (_ t: UInt64, _ event: AgentEvent) -> Void
+    let onEvent: @Sendable (_ t: UInt64, _ event: AppEvent) -> Void
     let state: Mutex<State>
     /// The write end of the agent's stdin, -1 once closed. The lock keeps each request
     /// line whole when several tasks send at once: writing is its only job.
@@ -33,7 +35,9 @@ public final class AgentProcess: Sendable {
 
     struct State {
         var nextRequestID = 1
-        var pending: [Int: CheckedContinuation<Result<AgentReplyValue, AgentProcessError>, Never>] = [:]
+        var pending: [Int: CheckedContinuation<Result<AppReplyValue, AgentProcessError>, Never>] = [:]
+        /// The app's answer to `hello`, once it came.
+        var hello: AppHello?
         var nextWaiterID = 0
         var exitWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
         /// Set when the process is reaped; its pid may then belong to another process.
@@ -42,7 +46,7 @@ public final class AgentProcess: Sendable {
         var diagnostics: [String] = []
     }
 
-    private init(pid: Int32, stdin: Int32, stderrPath: String, onEvent: @escaping @Sendable (UInt64, AgentEvent) -> Void) {
+    private init(pid: Int32, stdin: Int32, stderrPath: String, onEvent: @escaping @Sendable (UInt64, AppEvent) -> Void) {
         self.pid = pid
         self.stderrPath = stderrPath
         self.onEvent = onEvent
@@ -50,13 +54,40 @@ public final class AgentProcess: Sendable {
         input = Mutex(stdin)
     }
 
-    /// Starts `executable` with `arguments` (e.g. `bench`, `["agent", "--storage", dir]`).
-    /// Its stderr appends to `stderrPath`, by default a new file in the temporary
-    /// directory. `onEvent` gets each event with the agent's timestamp, on the monitor
-    /// thread.
+    /// Starts `executable` with `arguments` (e.g. `bench`, `["agent"]`) and says `hello`:
+    /// the protocol version, `storage` (the app's directory, kept across relaunches) and
+    /// how the previous process on it ended. Returns once the app answered with a hello
+    /// of the same protocol version (`hello`). Its stderr appends to `stderrPath`, by
+    /// default a new file in the temporary directory. `onEvent` gets each event with the
+    /// app's timestamp, on the monitor thread.
+    /// - Throws: `.protocolMismatch` for another version, `.refused`, `.exited` or
+    ///   `.timedOut` when no hello came (the app is killed then).
     public static func launch(
+        executable: String, arguments: [String], storage: String, after: RelaunchKind, stderrPath: String? = nil,
+        helloTimeout: Duration = .seconds(30), onEvent: @escaping @Sendable (_ t: UInt64, _ event: AppEvent) -> Void
+    ) async throws(AgentProcessError) -> AgentProcess {
+        let process = try start(executable: executable, arguments: arguments, stderrPath: stderrPath, onEvent: onEvent)
+        do throws(AgentProcessError) {
+            let reply = try await process.send(
+                .hello(protocol: AppProtocol.version, storage: storage, after: after), timeout: helloTimeout)
+            guard case .hello(let hello) = reply else {
+                throw AgentProcessError.protocolMismatch("it answered hello without its version and capabilities")
+            }
+            guard hello.protocolVersion == AppProtocol.version else {
+                throw AgentProcessError.protocolMismatch("it speaks protocol \(hello.protocolVersion)")
+            }
+            process.state.withLock { $0.hello = hello }
+        } catch {
+            await process.kill()
+            throw error
+        }
+        return process
+    }
+
+    /// Starts the process, with no handshake.
+    static func start(
         executable: String, arguments: [String], stderrPath: String? = nil,
-        onEvent: @escaping @Sendable (_ t: UInt64, _ event: AgentEvent) -> Void
+        onEvent: @escaping @Sendable (_ t: UInt64, _ event: AppEvent) -> Void
     ) throws(AgentProcessError) -> AgentProcess {
         signal(SIGPIPE, SIG_IGN)
         let errorFile = stderrPath ?? NSTemporaryDirectory() + "deadzone-agent-\(UUID().uuidString).stderr"
@@ -72,20 +103,23 @@ public final class AgentProcess: Sendable {
         return process
     }
 
+    /// The app's answer to `hello`: its name, version and capabilities.
+    public var hello: AppHello? { state.withLock { $0.hello } }
+
     /// Sends `command` and waits for its reply, the agent's exit, or `timeout`.
     /// Requests are written in call order; replies may come in any order (matched by
     /// id). Cancelling the calling task does not end the wait early.
     /// - Throws: `.refused` with the agent's error, `.exited` when it is gone,
     ///   `.timedOut`, or `.io` when the request cannot be written.
     public func send(
-        _ command: AgentCommand, timeout: Duration = .seconds(30)
-    ) async throws(AgentProcessError) -> AgentReplyValue {
+        _ command: AppCommand, timeout: Duration = .seconds(30)
+    ) async throws(AgentProcessError) -> AppReplyValue {
         let id = state.withLock { state in
             defer { state.nextRequestID += 1 }
             return state.nextRequestID
         }
         let line: Data
-        do { line = try AgentWire.line(AgentRequest(id: id, command: command)) } catch {
+        do { line = try AppWire.line(AppRequest(id: id, command: command)) } catch {
             throw .io("cannot encode the \(command.name) request: \(error)")
         }
         var timer: Task<Void, Never>?
@@ -106,13 +140,18 @@ public final class AgentProcess: Sendable {
         return try result.get()
     }
 
-    /// Sends the agent SIGKILL (when it still runs) and returns once it is reaped;
-    /// every pending `send` fails with `.exited`.
+    /// Sends the app's process group SIGKILL (when it still runs) and returns once it is
+    /// reaped; every pending `send` fails with `.exited`.
     public func kill() async {
         sampleRSS()  // a last reading: a killed process's status has no VmHWM any more
         state.withLock { state in
-            // Under the lock that reaping takes: until then the pid is still this agent's.
-            if state.exitStatus == nil { _ = sendSignal(pid, SIGKILL) }
+            // Under the lock that reaping takes: until then the pid is still this app's, and
+            // so is its process group (the group outlives no member, and is not reused
+            // while the leader is unreaped). The whole group: a shell wrapper's children too.
+            if state.exitStatus == nil {
+                _ = sendSignal(-pid, SIGKILL)
+                _ = sendSignal(pid, SIGKILL)
+            }
         }
         _ = await waitForExit()
     }
@@ -164,7 +203,7 @@ public final class AgentProcess: Sendable {
     public var diagnostics: [String] { state.withLock { $0.diagnostics } }
 
     /// Resumes the `send` waiting on `id` with `result`, if it still waits.
-    func complete(_ id: Int, with result: Result<AgentReplyValue, AgentProcessError>) {
+    func complete(_ id: Int, with result: Result<AppReplyValue, AgentProcessError>) {
         state.withLock { $0.pending.removeValue(forKey: id) }?.resume(returning: result)
     }
 
@@ -196,6 +235,11 @@ public final class AgentProcess: Sendable {
             descriptor = -1
         }
     }
+}
+
+/// write(2), named apart from the `write` methods that call it.
+func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
 }
 
 /// kill(2), named apart from `AgentProcess.kill()`.

@@ -50,14 +50,17 @@ enum AgentSpawn {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        // The caller ignores SIGPIPE (see AgentProcess); the agent starts with it default
-        // and no signal blocked, as a process started from a shell would.
-        ChildProcess.setShellLikeSignals(&attributes)
+        // The caller ignores SIGPIPE (see AgentProcess); the app starts with it default
+        // and no signal blocked, as a process started from a shell would, and in a process
+        // group of its own: a kill (a crash) kills the whole app, the children of a shell
+        // wrapper included, whose copy of stdout would otherwise outlive it.
+        ChildProcess.setShellLikeSignals(&attributes, ownProcessGroup: true)
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        // posix_spawnp: an executable named without a `/` is looked up on PATH, as a shell would.
+        let status = posix_spawnp(&pid, executable, &actions, &attributes, argv, environ)
         close(input[0])
         close(output[1])
         guard status == 0 else {

@@ -1,5 +1,5 @@
 import Foundation
-import OfflineDownloads
+import AppProtocol
 
 extension ScenarioMetrics {
     /// The prefix of the harness note that carries the agent's peak resident set:
@@ -71,7 +71,7 @@ extension ScenarioMetrics {
 
     private static func bytesRefetched(_ trace: ScenarioTrace) -> Int? {
         let kept = trace.restarts.indices.filter { index in
-            trace.restarts[index].launch.map { !$0.after.losesDownloadsInFlight } ?? false
+            trace.restarts[index].launch.map { !$0.after.failsDownloadsInFlight } ?? false
         }
         guard !kept.isEmpty else { return nil }
         return kept.compactMap { trace.refetchCheck(restart: $0) }

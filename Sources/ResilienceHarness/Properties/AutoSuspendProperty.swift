@@ -1,5 +1,5 @@
 import BenchCore
-import OfflineDownloads
+import AppProtocol
 
 extension Property {
     /// `auto-suspend-on-disconnect` (DESIGN.md §5, property 1).
@@ -138,7 +138,7 @@ private struct AutoSuspendRule {
             return "the trace ended \(Wording.seconds(trace.end - end)) later, before the resume bound"
         }
         let state = response.download.state(atOrBefore: deadline)
-        let otherReasons: [DownloadState] = [.suspended(.user), .suspended(.storage), .suspended(.awaitingForeground)]
+        let otherReasons: [AppState] = [.suspended(.user), .suspended(.storage), .suspended(.awaitingForeground)]
         if let state, otherReasons.contains(state) || state == .canceling || state == .notDownloaded {
             return "it was \(state) then, which the network does not decide"
         }
@@ -147,7 +147,7 @@ private struct AutoSuspendRule {
 
     private mutating func checkNoFailure(_ download: TracedDownload, since outage: TraceInterval) {
         for failure in download.changes where failure.t >= outage.start && failure.to == .failed {
-            let lost = trace.launches.first { $0.after.losesDownloadsInFlight && $0.t >= outage.start && $0.t <= failure.t }
+            let lost = trace.launches.first { $0.after.failsDownloadsInFlight && $0.t >= outage.start && $0.t <= failure.t }
             if let lost {
                 findings.support(failure.t, "download \(download.token) → failed after the launch after \(lost.after) at "
                     + "\(Wording.time(lost.t)) (crash-recovery judges it)")

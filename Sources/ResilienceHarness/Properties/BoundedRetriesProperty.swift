@@ -1,4 +1,4 @@
-import OfflineDownloads
+import AppProtocol
 
 extension Property {
     /// `bounded-retries`.

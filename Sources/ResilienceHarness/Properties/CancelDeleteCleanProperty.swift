@@ -29,7 +29,7 @@ extension Property {
         let inspection = found.inspection
         var left: [String] = []
         if inspection.known { left.append("the engine still knows it (\(inspection.state.map { "\($0)" } ?? "no state"))") }
-        if inspection.files != 0 { left.append("\(Wording.count(inspection.files, "file")) remain") }
+        if let files = inspection.files, files != 0 { left.append("\(Wording.count(files, "file")) remain") }
         if let expiration = inspection.licenseExpiration { left.append("a license (expiring \(expiration)) remains") }
         if left.isEmpty {
             findings.support(found.t, "after the \(name): unknown, 0 files, no license")

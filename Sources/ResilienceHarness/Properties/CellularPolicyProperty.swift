@@ -1,5 +1,5 @@
 import BenchCore
-import OfflineDownloads
+import AppProtocol
 
 extension Property {
     /// `cellular-policy` (DESIGN.md §5, property 2).
@@ -96,7 +96,7 @@ private struct CellularPolicyRule {
             findings.checkedOne()
             findings.violation(restarted.t, "download \(download.token) (cellular not allowed) \(restarted.from) → "
                 + "downloading while only cellular was up (since \(Wording.time(span.start)))")
-        } else if let state = stateAtGrace, state.suspensionReason != nil {
+        } else if let state = stateAtGrace, state.suspensionCause != nil {
             findings.checkedOne()
             findings.support(grace, "download \(download.token) \(state) while only cellular was up "
                 + "(since \(Wording.time(span.start)))")

@@ -1,5 +1,5 @@
 import BenchCore
-import OfflineDownloads
+import AppProtocol
 
 extension Property {
     /// `crash-recovery` (DESIGN.md §5, property 3).
@@ -53,7 +53,7 @@ struct CrashRecoveryRule {
                 continue
             }
             findings.checkedOne()
-            if launch.after.losesDownloadsInFlight {
+            if launch.after.failsDownloadsInFlight {
                 lostRestarts += 1
                 judgeLost(restart.kill, launch)
             } else {
@@ -89,8 +89,8 @@ struct CrashRecoveryRule {
     // MARK: After a crash: resume and complete, no re-fetch
 
     private mutating func judgeResumed(restart index: Int, _ kill: TracedKill, _ launch: TracedLaunch) {
-        let concerned: (DownloadState) -> Bool = { state in
-            [.requested, .downloading, .downloaded].contains(state) || state.suspensionReason != nil
+        let concerned: (AppState) -> Bool = { state in
+            [.requested, .downloading, .downloaded].contains(state) || state.suspensionCause != nil
         }
         for download in trace.downloads {
             guard let state = download.state(before: kill.t), concerned(state) else { continue }
@@ -143,7 +143,7 @@ struct CrashRecoveryRule {
     private mutating func judgeLost(_ kill: TracedKill, _ launch: TracedLaunch) {
         let bound = context.forceQuitBound.nanoseconds
         for download in trace.downloads {
-            guard let state = download.state(before: kill.t), state == .downloading || state.suspensionReason != nil
+            guard let state = download.state(before: kill.t), state == .downloading || state.suspensionCause != nil
             else { continue }
             let first = download.firstChange(from: launch.t) { _ in true }
             if let first, first.to == .failed, first.t - launch.t <= bound {

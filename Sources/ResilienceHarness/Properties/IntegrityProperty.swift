@@ -1,4 +1,4 @@
-import OfflineDownloads
+import AppProtocol
 
 extension Property {
     /// `integrity`.
@@ -60,7 +60,7 @@ private struct IntegrityRule {
             return
         }
         findings.checkedOne()
-        let hashes = Property.normalizedKeys(inspection.inspection.segmentHashes)
+        let hashes = Property.normalizedKeys(inspection.inspection.segmentHashes ?? [:])
         let stored = Set(trace.segmentsStored(by: token).map(\.path))
         let matchedBefore = matched
         for path in stored.sorted() {

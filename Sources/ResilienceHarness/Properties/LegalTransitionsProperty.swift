@@ -1,4 +1,4 @@
-import OfflineDownloads
+import AppProtocol
 
 extension Property {
     /// `legal-transitions`.
@@ -26,7 +26,7 @@ extension Property {
 public enum LegalTransitions {
     /// Whether `from → to` is an edge a `stateChanged` may report. A change to the same
     /// state is never reported, so never legal.
-    public static func isLegal(from: DownloadState, to: DownloadState) -> Bool {
+    public static func isLegal(from: AppState, to: AppState) -> Bool {
         guard from != to else { return false }
         switch from {
         case .notDownloaded:
@@ -36,13 +36,13 @@ public enum LegalTransitions {
             return to == .requested || to == .notDownloaded
         case .requested:
             // slotGranted settles; permanentFailure †; cancelRequested †; expired †
-            return to == .downloading || to.suspensionReason != nil
+            return to == .downloading || to.suspensionCause != nil
                 || [.failed, .canceling, .notDownloaded].contains(to)
         case .downloading, .suspended:
             // settle either way, stall, completed (from downloading only), failure, cancel, expired †;
             // a restore after a crash enters the settled state from the recorded one.
             if to == .downloaded { return from == .downloading }
-            return to == .downloading || to.suspensionReason != nil
+            return to == .downloading || to.suspensionCause != nil
                 || [.failed, .canceling, .notDownloaded].contains(to)
         case .downloaded, .failed:
             // deleteRequested †, expired †

@@ -1,5 +1,5 @@
 import BenchCore
-import OfflineDownloads
+import AppProtocol
 
 extension Property {
     /// `license-before-background` (DESIGN.md §5, property 4).

@@ -1,5 +1,5 @@
 import BenchCore
-import OfflineDownloads
+import AppProtocol
 
 extension Property {
     /// `liveness`: a download that may go on does go on.
@@ -127,7 +127,7 @@ private struct LivenessRule {
     /// When `download` stopped needing bytes: the app said it finished, failed or is
     /// gone, or the harness cancelled or deleted it. Nil while it never did.
     func end(of download: TracedDownload) -> UInt64? {
-        let terminal: Set<DownloadState> = [.downloaded, .failed, .canceling, .notDownloaded]
+        let terminal: Set<AppState> = [.downloaded, .failed, .canceling, .notDownloaded]
         let claimed = download.changes.first { $0.t >= download.requestedAt && terminal.contains($0.to) }?.t
         let ended = trace.userActions.first {
             $0.download == download.token && ["cancel", "delete"].contains($0.action) && $0.t >= download.requestedAt

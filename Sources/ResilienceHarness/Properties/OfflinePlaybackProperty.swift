@@ -42,7 +42,7 @@ extension Property {
         findings.checkedOne()
         var problems: [String] = []
         if !inspection.playable { problems.append("not playable (\(inspection.unplayableReason ?? "no reason given"))") }
-        if !inspection.packageComplete { problems.append("package incomplete (a playlist names a missing file)") }
+        if inspection.packageComplete != true { problems.append("package incomplete (a playlist names a missing file)") }
         if problems.isEmpty {
             findings.support(found.t, "\(name): playable, package complete")
         } else {

@@ -1,5 +1,5 @@
 import BenchCore
-import OfflineDownloads
+import AppProtocol
 
 /// How one download met one of its outages (a span with no interface it may use):
 /// what it was doing when the outage began, when it suspended, when it resumed.
@@ -10,7 +10,7 @@ public struct OutageResponse: Sendable, Hashable {
     /// See `download`.
     public var outage: TraceInterval
     /// The state reported before the outage began (nil when none was).
-    public var stateAtStart: DownloadState?
+    public var stateAtStart: AppState?
     /// The first change into a network suspension (`suspended(network)`, or
     /// `suspended(cellularNotAllowed)`: the engine's reason when only cellular is up
     /// and the download may not use it) at or after the start, before the outage ended.
@@ -45,7 +45,7 @@ public struct OutageResponse: Sendable, Hashable {
     }
 
     /// `suspended(network)` or `suspended(cellularNotAllowed)`.
-    public static func isNetworkSuspension(_ state: DownloadState) -> Bool {
+    public static func isNetworkSuspension(_ state: AppState) -> Bool {
         state == .suspended(.network) || state == .suspended(.cellularNotAllowed)
     }
 }

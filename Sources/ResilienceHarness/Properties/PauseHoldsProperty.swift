@@ -1,5 +1,5 @@
 import BenchCore
-import OfflineDownloads
+import AppProtocol
 
 extension Property {
     /// `pause-holds`: a download the user paused stays paused, fetching nothing, until
@@ -133,10 +133,10 @@ private struct PauseRule {
     }
 }
 
-extension DownloadState {
+extension AppState {
     /// Whether a download in this state is under way: requested, downloading or
     /// suspended (a user pause applies to it).
     var isRunning: Bool {
-        self == .requested || self == .downloading || suspensionReason != nil
+        self == .requested || self == .downloading || suspensionCause != nil
     }
 }

@@ -1,3 +1,4 @@
+import AppProtocol
 import BenchCore
 import FixtureOrigin
 import Foundation
@@ -56,7 +57,7 @@ struct ScenarioTraceBuilder {
         licenseRequests.append(TracedLicenseRequest(t: t, endpoint: endpoint, assetID: assetID, appInBackground: background))
     }
 
-    private mutating func add(_ event: AgentEvent, at t: UInt64) {
+    private mutating func add(_ event: AppEvent, at t: UInt64) {
         switch event {
         case let .launched(pid, after):
             agentLaunches.append(TracedLaunch(t: t, pid: pid, after: after))
@@ -71,8 +72,6 @@ struct ScenarioTraceBuilder {
             licensesAcquired.append(TracedDownloadNote(t: t, download: download, detail: "expires \(expiration)"))
         case let .licenseFailed(download, reason):
             licenseFailures.append(TracedDownloadNote(t: t, download: download, detail: reason))
-        case .inspected(let inspection):
-            inspections.append(TracedInspection(t: t, inspection: inspection))
         case .partialSegmentsFound(let found):
             partialSegments += found.map {
                 TracedPartialSegment(
@@ -105,7 +104,9 @@ struct ScenarioTraceBuilder {
             userActions.append(TracedUserAction(t: t, action: action, download: download, error: error))
         case .note(let text):
             notes.append(TracedNote(t: t, text: text))
-        case .scenarioStarted, .scenarioFinished, .licenseServerBackground, .preparedForBackground,
+        case .inspected(let inspection):
+            inspections.append(TracedInspection(t: t, inspection: inspection))
+        case .scenarioStarted, .helloAnswered, .scenarioFinished, .licenseServerBackground, .preparedForBackground,
             .allowsCellularSet, .agentExited, .clientLaunched, .clientExited:
             break
         }

@@ -1,7 +1,7 @@
 import BenchCore
 import FixtureOrigin
 import Foundation
-import OfflineDownloads
+import AppProtocol
 
 // The small facts `ScenarioTrace` derives from a merged trace, each with the trace
 // time (`t`, nanoseconds since the run's epoch) it happened at. Plain values: made
@@ -10,8 +10,8 @@ import OfflineDownloads
 /// One `stateChanged` the agent reported for a download.
 public struct TracedStateChange: Sendable, Hashable {
     public var t: UInt64
-    public var from: DownloadState
-    public var to: DownloadState
+    public var from: AppState
+    public var to: AppState
 }
 
 /// A span of the trace: from `start` until `end` (exclusive), or until the trace
@@ -70,7 +70,7 @@ public struct TracedKill: Sendable, Hashable {
 public struct TracedLaunch: Sendable, Hashable {
     public var t: UInt64
     public var pid: Int32
-    public var after: ProcessTermination
+    public var after: RelaunchKind
 }
 
 /// A kill and the harness launch that followed it (nil when none did before the next
@@ -91,7 +91,7 @@ public struct TracedProgress: Sendable, Hashable {
 /// One `.agent(.inspected)` answer.
 public struct TracedInspection: Sendable, Hashable {
     public var t: UInt64
-    public var inspection: AgentInspection
+    public var inspection: AppInspection
 }
 
 /// A `requestReceived` at the license server.

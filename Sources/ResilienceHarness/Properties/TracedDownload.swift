@@ -1,5 +1,5 @@
 import BenchCore
-import OfflineDownloads
+import AppProtocol
 
 /// One download the harness requested (`.harness(.downloadRequested)` with a token),
 /// with the state changes the agent reported for its token, in time order.
@@ -21,15 +21,15 @@ public struct TracedDownload: Sendable, Hashable {
     }
 
     /// The last state reported, nil when none was.
-    public var finalState: DownloadState? { changes.last?.to }
+    public var finalState: AppState? { changes.last?.to }
 
     /// The state reported before `t` (changes strictly earlier than `t`), nil when none was.
-    public func state(before t: UInt64) -> DownloadState? {
+    public func state(before t: UInt64) -> AppState? {
         changes.last { $0.t < t }?.to
     }
 
     /// The state reported at or before `t`, nil when none was.
-    public func state(atOrBefore t: UInt64) -> DownloadState? {
+    public func state(atOrBefore t: UInt64) -> AppState? {
         changes.last { $0.t <= t }?.to
     }
 

@@ -1,6 +1,6 @@
 import BenchCore
 import Foundation
-import OfflineDownloads
+import AppProtocol
 
 /// How a run is made.
 public struct HarnessOptions: Sendable {
@@ -10,31 +10,29 @@ public struct HarnessOptions: Sendable {
     public var seed: UInt64
     /// The most one scenario may take before it is stopped and reported as failed.
     public var timeLimit: Duration
-    /// The `bench` executable whose `agent` subcommand is the app.
-    public var executable: String
+    /// The app under test (Deadzone's engine: `bench agent …`), launched again after kills.
+    public var app: AppCommandLine
     /// Where the agents' storage goes (one directory per scenario, removed afterwards).
     public var workDirectory: String
-    /// The agent's stall timeout (bytes stopped flowing → suspended(network)).
+    /// The stall timeout the app is judged against (`liveness`): how long bytes may
+    /// stop before it must notice. Give the app the same (`bench agent --stall-timeout`).
     public var stallTimeout: Duration
-    /// A deliberately misbehaving agent, to show the harness catches it.
-    public var misbehavior: AgentMisbehavior?
     /// Bounds the properties judge with.
     public var bounds: PropertyContext
 
     /// Creates options; defaults as DESIGN.md §5 states them.
     public init(
-        profile: Profile, profilePath: String, seed: UInt64, timeLimit: Duration = .seconds(240), executable: String,
+        profile: Profile, profilePath: String, seed: UInt64, timeLimit: Duration = .seconds(240), app: AppCommandLine,
         workDirectory: String = NSTemporaryDirectory(), stallTimeout: Duration = .seconds(4),
-        misbehavior: AgentMisbehavior? = nil, bounds: PropertyContext = PropertyContext()
+        bounds: PropertyContext = PropertyContext()
     ) {
         self.profile = profile
         self.profilePath = profilePath
         self.seed = seed
         self.timeLimit = timeLimit
-        self.executable = executable
+        self.app = app
         self.workDirectory = workDirectory
         self.stallTimeout = stallTimeout
-        self.misbehavior = misbehavior
         self.bounds = bounds
     }
 }
@@ -111,9 +109,7 @@ struct ScenarioRun {
         let storage = (options.workDirectory as NSString)
             .appendingPathComponent("deadzone-\(scenario.name)-\(getpid())-\(seed)")
         defer { try? FileManager.default.removeItem(atPath: storage) }
-        let launcher = AgentLauncher(
-            executable: options.executable, storage: storage, stallTimeout: options.stallTimeout, seed: seed,
-            misbehavior: options.misbehavior)
+        let launcher = AgentLauncher(app: options.app, storage: storage)
         let context = ScenarioContext(
             collector: collector, network: network, launcher: launcher, seed: seed, profile: options.profile)
         let relay = Task {
@@ -126,7 +122,7 @@ struct ScenarioRun {
         collector.absorb(license: network.origin.licenseServer.records)
         relay.cancel()
         let trace = ScenarioTrace(collector.entries(from: first))
-        let manifest = network.hashManifest(paths: Set(trace.inspections.flatMap(\.inspection.segmentHashes.keys)))
+        let manifest = network.hashManifest(paths: Set(trace.inspections.flatMap { ($0.inspection.segmentHashes ?? [:]).keys }))
         await network.stop()
         var bounds = options.bounds
         bounds.hashManifest = manifest

@@ -1,6 +1,6 @@
 import BenchCore
 import Foundation
-import OfflineDownloads
+import AppProtocol
 
 /// One scenario of the suite: a script that plays the OS and the user against the app
 /// under the profile's links, and the properties it exists to exercise.
@@ -42,22 +42,34 @@ public struct Scenario: Sendable {
     }
 }
 
-/// How the harness starts the app: `bench agent` with the scenario's storage.
-struct AgentLauncher: Sendable {
-    var executable: String
-    var storage: String
-    var stallTimeout: Duration
-    var seed: UInt64
-    var misbehavior: AgentMisbehavior?
+/// The app under test as a command line: an executable (found on `PATH` when it has
+/// no `/`) and its arguments, started again after every kill. It speaks the app
+/// protocol on its stdin and stdout; its stderr goes to a file of the run.
+public struct AppCommandLine: Sendable, Hashable {
+    public var executable: String
+    public var arguments: [String]
 
-    func launch(after termination: ProcessTermination, collector: TraceCollector) throws -> AgentProcess {
-        let seconds = Double(stallTimeout.nanoseconds) / 1e9
-        var arguments = [
-            "agent", "--storage", storage, "--after", termination.rawValue, "--stall-timeout", String(seconds),
-            "--seed", String(seed),
-        ]
-        if let misbehavior { arguments += ["--misbehave", misbehavior.rawValue] }
-        return try AgentProcess.launch(executable: executable, arguments: arguments) { t, event in
+    /// The command `executable arguments…`.
+    public init(executable: String, arguments: [String] = []) {
+        self.executable = executable
+        self.arguments = arguments
+    }
+
+    /// The command as a shell would show it.
+    public var description: String {
+        ([executable] + arguments).map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")
+    }
+}
+
+/// How the harness starts the app on the scenario's storage.
+struct AgentLauncher: Sendable {
+    var app: AppCommandLine
+    var storage: String
+
+    func launch(after termination: RelaunchKind, collector: TraceCollector) async throws -> AgentProcess {
+        try await AgentProcess.launch(
+            executable: app.executable, arguments: app.arguments, storage: storage, after: termination
+        ) { t, event in
             collector.agent(event, at: t)
         }
     }

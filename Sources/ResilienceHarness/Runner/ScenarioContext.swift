@@ -1,7 +1,7 @@
 import BenchCore
 import Foundation
 import LinkConditioner
-import OfflineDownloads
+import AppProtocol
 
 /// What a scenario's script can do: play the operating system (network path, app
 /// lifecycle, termination), play the user (download, pause, cancel, settings), and
@@ -37,12 +37,16 @@ public actor ScenarioContext {
     /// Launches the app (the agent process), telling it how the previous one ended,
     /// and hands it the current path and lifecycle: the one it had, or `inForeground`
     /// (a user opening the app after a reboot brings it to the foreground).
-    public func launch(after termination: ProcessTermination = .clean, inForeground: Bool? = nil) async throws {
+    public func launch(after termination: RelaunchKind = .clean, inForeground: Bool? = nil) async throws {
         if agent != nil { await kill(reason: "relaunch") }
         collector.agentRelaunched()
-        let process = try launcher.launch(after: termination, collector: collector)
+        let process = try await launcher.launch(after: termination, collector: collector)
         agent = process
         collector.harness(.launched(pid: process.pid, after: termination))
+        if let hello = process.hello {
+            collector.harness(.helloAnswered(
+                app: hello.app, capabilities: hello.capabilities.map(\.rawValue).sorted() + hello.otherCapabilities))
+        }
         if let inForeground, inForeground != foreground { recordLifecycle(inForeground) }
         try await send(.setPath(path))
         if !foreground { try await send(.setForeground(false)) }
@@ -58,7 +62,7 @@ public actor ScenarioContext {
     }
 
     /// Kills the app and launches it again told it ended as `termination`.
-    public func crashAndRelaunch(_ termination: ProcessTermination = .crash, inForeground: Bool? = nil) async throws {
+    public func crashAndRelaunch(_ termination: RelaunchKind = .crash, inForeground: Bool? = nil) async throws {
         await kill(reason: termination.rawValue)
         try await launch(after: termination, inForeground: inForeground)
     }
@@ -139,10 +143,10 @@ public actor ScenarioContext {
         guard let (document, url) = network.document(video) else { throw ScenarioError.script("no video \(video)") }
         let effective = allowsCellular ?? self.allowsCellular
         let protected = document.sources.contains { $0.keySystems?.contains { $0.licenseURL != nil } ?? false }
-        let request = AgentDownloadRequest(
-            document: document, catalogURL: url, allowsCellular: allowsCellular, rentalDurationSeconds: rentalSeconds)
+        let request = AppDownloadRequest(
+            video: document, catalogURL: url, allowsCellular: allowsCellular, rentalSeconds: rentalSeconds)
         do {
-            guard case .token(let token) = try await send(.request(request)) else {
+            guard case .download(let token) = try await send(.request(request)) else {
                 throw ScenarioError.script("the agent answered a download request without a token")
             }
             collector.harness(.downloadRequested(
@@ -159,11 +163,11 @@ public actor ScenarioContext {
     /// user acted, before the app was told (so what the app did about it comes after
     /// it in the trace), and written once the app answered (with its refusal, if any).
     public func user(_ action: UserAction, _ token: String) async throws {
-        let command: AgentCommand = switch action {
-        case .pause: .pause(token)
-        case .resume: .resume(token)
-        case .cancel: .cancel(token)
-        case .delete: .delete(token)
+        let command: AppCommand = switch action {
+        case .pause: .pause(download: token)
+        case .resume: .resume(download: token)
+        case .cancel: .cancel(download: token)
+        case .delete: .delete(download: token)
         }
         let t = collector.now
         do {
@@ -182,12 +186,13 @@ public actor ScenarioContext {
         try await send(.setAllowsCellular(allowed))
     }
 
-    /// What the app has stored for `token` (also recorded as `.agent(.inspected)`).
+    /// What the app says it has stored for `token` (recorded as `.harness(.inspected)`).
     @discardableResult
-    public func inspect(_ token: String) async throws -> AgentInspection {
-        guard case .inspection(let inspection) = try await send(.inspect(token)) else {
-            throw ScenarioError.script("the agent answered an inspection without one")
+    public func inspect(_ token: String) async throws -> AppInspection {
+        guard case .inspection(let inspection) = try await send(.inspect(download: token)) else {
+            throw ScenarioError.script("the app answered an inspection without one")
         }
+        collector.harness(.inspected(inspection))
         return inspection
     }
 
@@ -232,7 +237,7 @@ public actor ScenarioContext {
     }
 
     @discardableResult
-    private func send(_ command: AgentCommand) async throws -> AgentReplyValue {
+    private func send(_ command: AppCommand) async throws -> AppReplyValue {
         guard let agent else { throw ScenarioError.script("the app is not running") }
         return try await agent.send(command)
     }

@@ -1,6 +1,6 @@
 import BenchCore
 import Foundation
-import OfflineDownloads
+import AppProtocol
 
 /// The scenario suite of DESIGN.md §5. Each script brings up the interfaces it needs
 /// (everything starts down), launches the app, acts, and inspects what was stored so
@@ -17,7 +17,7 @@ public enum ScenarioSuite {
     }
 
     /// States a download waits in when it cannot go on, or has finished.
-    static let waiting: Set<DownloadState> = [
+    static let waiting: Set<AppState> = [
         .suspended(.network), .suspended(.cellularNotAllowed), .failed, .downloaded,
     ]
 

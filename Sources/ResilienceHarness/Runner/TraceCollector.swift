@@ -2,7 +2,7 @@ import BenchCore
 import FixtureOrigin
 import Foundation
 import LinkConditioner
-import OfflineDownloads
+import AppProtocol
 import Synchronization
 
 /// The run's merged trace as it grows, and the live view of the app the scenario
@@ -56,7 +56,7 @@ public final class TraceCollector: EventSink, Sendable {
     }
 
     /// Records what the agent reported, stamped by the agent at `monotonic` nanoseconds.
-    public func agent(_ event: AgentEvent, at monotonic: UInt64) {
+    public func agent(_ event: AppEvent, at monotonic: UInt64) {
         let entry = TraceEntry(t: relative(monotonic), .agent(event))
         state.withLock { state in
             state.entries.append(entry)
@@ -111,7 +111,7 @@ public final class TraceCollector: EventSink, Sendable {
 /// scripts' triggers (state, progress, n-th segment) look at.
 public struct LiveState: Sendable {
     /// The latest state of each download.
-    public var states: [String: DownloadState] = [:]
+    public var states: [String: AppState] = [:]
     /// The latest fraction of each media selection, by download.
     public var fractions: [String: [String: Double]] = [:]
     /// Segments stored by each download, ever, and by any download since the agent's launch.
@@ -120,16 +120,15 @@ public struct LiveState: Sendable {
     /// Downloads the agent reported finished.
     public var finished: Set<String> = []
 
-    /// The progress of `download`: the mean of its media selections' fractions (0 when
-    /// none yet). Key files, a selection of their own, are left out: they come first
-    /// and whole, and would put a download at 50 % before its first segment.
+    /// The progress of `download`, as the app reports it: the mean of its media
+    /// selections' fractions (0 when none yet).
     public func progress(_ download: String) -> Double {
-        let media = (fractions[download] ?? [:]).filter { $0.key != DownloadPlan.keyStream }
+        let media = fractions[download] ?? [:]
         guard !media.isEmpty else { return 0 }
         return media.values.reduce(0, +) / Double(media.count)
     }
 
-    mutating func absorb(_ event: AgentEvent) {
+    mutating func absorb(_ event: AppEvent) {
         switch event {
         case let .stateChanged(download, _, to):
             states[download] = to
@@ -141,8 +140,7 @@ public struct LiveState: Sendable {
             segmentsSinceLaunch += 1
         case let .finished(download, _):
             finished.insert(download)
-        case .launched, .licenseAcquired, .licenseRenewed, .licenseFailed, .evicted, .error, .inspected,
-            .partialSegmentsFound:
+        case .launched, .licenseAcquired, .licenseRenewed, .licenseFailed, .evicted, .error, .partialSegmentsFound:
             break
         }
     }

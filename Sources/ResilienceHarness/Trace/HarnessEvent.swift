@@ -1,6 +1,6 @@
 import BenchCore
 import Foundation
-import OfflineDownloads
+import AppProtocol
 
 /// What the harness did, playing the operating system and the user.
 public enum HarnessEvent: Sendable, Hashable, Codable {
@@ -28,7 +28,11 @@ public enum HarnessEvent: Sendable, Hashable, Codable {
     /// The harness killed the agent (SIGKILL) because of `reason`.
     case killed(pid: Int32, reason: String)
     /// The agent was launched (again), told the previous process ended as `after`.
-    case launched(pid: Int32, after: ProcessTermination)
+    case launched(pid: Int32, after: RelaunchKind)
+    /// The app answered `hello`: its name and version, and the capabilities it declares.
+    case helloAnswered(app: String, capabilities: [String])
+    /// The app answered an `inspect` with this (claims: what it says it stored).
+    case inspected(AppInspection)
     /// The agent exited by itself with `status`.
     case agentExited(pid: Int32, status: Int32)
     /// A note for the report (e.g. "trigger progress ≥ 0.5 met").

@@ -1,3 +1,4 @@
+import AppProtocol
 import BenchCore
 import FixtureOrigin
 import Foundation
@@ -37,7 +38,7 @@ public enum TraceEvent: Sendable, Equatable, Codable {
     /// `atNanoseconds` stays absolute (CLOCK_MONOTONIC), the entry's `t` is relative.
     case license(LicenseEvent)
     /// The app: the engine in the agent process, as it reported itself.
-    case agent(AgentEvent)
+    case agent(AppEvent)
     /// The harness playing the OS and the user.
     case harness(HarnessEvent)
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BenchCore
 import BenchReports
+import EngineAgent
 import Foundation
 import ResilienceHarness
 
@@ -51,10 +52,14 @@ struct SuiteRun {
             agentMisbehavior = parsed
         }
         guard timeLimitSeconds > 0 else { throw BadInput(description: "--time-limit must be a positive number of seconds") }
+        let seed = seed ?? profile.seed
+        let stallTimeout = Duration.seconds(4)
+        let agent = AgentOptions(stallTimeout: stallTimeout, seed: seed, misbehavior: agentMisbehavior)
         let options = HarnessOptions(
-            profile: profile, profilePath: profilePath, seed: seed ?? profile.seed,
-            timeLimit: .milliseconds(Int64(timeLimitSeconds * 1000)), executable: Self.executablePath(),
-            misbehavior: agentMisbehavior)
+            profile: profile, profilePath: profilePath, seed: seed,
+            timeLimit: .milliseconds(Int64(timeLimitSeconds * 1000)),
+            app: AppCommandLine(executable: Self.executablePath(), arguments: agent.benchArguments),
+            stallTimeout: stallTimeout)
         let printer = ProgressPrinter(toStandardError: progressOnStandardError)
         let output = DescriptorWriter(descriptor: progressOnStandardError ? 2 : 1)
         output.write("Deadzone \(DeadzoneVersion.current): \(scenarios.count) scenario\(scenarios.count == 1 ? "" : "s") under \(profile.name) (seed \(options.seed))\n")

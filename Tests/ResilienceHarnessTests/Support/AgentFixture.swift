@@ -1,9 +1,11 @@
 import BenchCore
+import EngineAgent
 import FixtureOrigin
 import Foundation
-import OfflineDownloads
+import AppProtocol
 import ResilienceHarness
 import Synchronization
+import Testing
 
 /// The `bench` executable `swift build` put beside the test bundle.
 func benchExecutable() throws -> String {
@@ -13,6 +15,11 @@ func benchExecutable() throws -> String {
         if FileManager.default.isExecutableFile(atPath: path) { return path }
     }
     throw BenchMissing(directory: directory.path)
+}
+
+/// Deadzone's engine as the app under test: `bench agent` with `options`.
+func benchAgent(_ options: AgentOptions = AgentOptions()) throws -> AppCommandLine {
+    AppCommandLine(executable: try benchExecutable(), arguments: options.benchArguments)
 }
 
 /// What a `bench` command printed and its exit status.
@@ -43,14 +50,14 @@ struct BenchMissing: Error, CustomStringConvertible {
 
 /// The events one agent reported, collected on its monitor thread.
 final class AgentEventLog: Sendable {
-    private let entries = Mutex<[AgentEvent]>([])
+    private let entries = Mutex<[AppEvent]>([])
 
-    func append(_ event: AgentEvent) { entries.withLock { $0.append(event) } }
+    func append(_ event: AppEvent) { entries.withLock { $0.append(event) } }
 
-    var events: [AgentEvent] { entries.withLock { $0 } }
+    var events: [AppEvent] { entries.withLock { $0 } }
 
     /// Polls until `condition` holds over the events, for up to `seconds`; whether it did.
-    func wait(seconds: Double = 60, until condition: ([AgentEvent]) -> Bool) async -> Bool {
+    func wait(seconds: Double = 60, until condition: ([AppEvent]) -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition(events) { return true }
@@ -60,7 +67,7 @@ final class AgentEventLog: Sendable {
     }
 
     /// The states `download` was reported in, in order (targets of its state changes).
-    func states(of download: String) -> [DownloadState] {
+    func states(of download: String) -> [AppState] {
         events.compactMap { if case .stateChanged(download, _, let to) = $0 { to } else { nil } }
     }
 
@@ -75,7 +82,7 @@ final class AgentEventLog: Sendable {
         events.contains { if case .finished(download, _) = $0 { true } else { false } }
     }
 
-    func launched(after: ProcessTermination) -> Bool {
+    func launched(after: RelaunchKind) -> Bool {
         events.contains { if case .launched(_, after) = $0 { true } else { false } }
     }
 }
@@ -106,29 +113,25 @@ final class AgentFixture: Sendable {
 
     private var endpoint: String { "127.0.0.1:\(server.port)" }
 
-    /// Launches `bench agent` on the storage with `options`, its events logged.
-    func launch(_ options: [String] = []) throws -> (AgentProcess, AgentEventLog) {
+    /// Launches `bench agent` with `options` and says hello (the storage, `after`), its
+    /// events logged.
+    func launch(after: RelaunchKind = .clean, _ options: [String] = []) async throws -> (AgentProcess, AgentEventLog) {
         let log = AgentEventLog()
-        let agent = try AgentProcess.launch(
-            executable: try benchExecutable(), arguments: ["agent", "--storage", storage] + options,
-            stderrPath: storage + "/agent-\(UUID().uuidString.prefix(8)).stderr"
+        let agent = try await AgentProcess.launch(
+            executable: try benchExecutable(), arguments: ["agent"] + options, storage: storage, after: after,
+            stderrPath: NSTemporaryDirectory() + "deadzone-agent-\(UUID().uuidString.prefix(8)).stderr"
         ) { _, event in log.append(event) }
         agents.withLock { $0.append(agent) }
         return (agent, log)
     }
 
-    /// The request for video `id`, with its catalog entry read from the origin.
-    func request(_ id: String, allowsCellular: Bool? = nil) async throws -> AgentDownloadRequest {
-        let url = URL(string: "http://\(endpoint)/videos/\(id)")!
-        let transport = HTTPTransport()
-        let answer: HTTPAnswer
-        do { answer = try await transport.fetch(url, via: nil) } catch {
-            try? await transport.shutdown()
-            throw error
-        }
-        try await transport.shutdown()
-        let document = try JSONDecoder().decode(VideoDocument.self, from: Data(answer.body))
-        return AgentDownloadRequest(document: document, catalogURL: url.absoluteString, allowsCellular: allowsCellular)
+    /// The request for video `id`, with its catalog entry as the origin serves it.
+    func request(_ id: String, allowsCellular: Bool? = nil) async throws -> AppDownloadRequest {
+        let catalog = server.store.catalog
+        let entry = try #require(catalog.video(withID: id), "no video \(id) in the origin's catalog")
+        return AppDownloadRequest(
+            video: VideoDocument(entry, in: catalog), catalogURL: "http://\(endpoint)/videos/\(id)",
+            allowsCellular: allowsCellular)
     }
 
     /// Kills every agent still running and removes the storage.
@@ -167,14 +170,14 @@ func withAgentFixture<T>(
 
 extension AgentProcess {
     /// The token a `request` reply carries.
-    func requestToken(_ request: AgentDownloadRequest) async throws -> String {
-        guard case .token(let token) = try await send(.request(request)) else { throw UnexpectedReply(command: "request") }
+    func requestToken(_ request: AppDownloadRequest) async throws -> String {
+        guard case .download(let token) = try await send(.request(request)) else { throw UnexpectedReply(command: "request") }
         return token
     }
 
     /// The inspection an `inspect` reply carries.
-    func inspect(_ download: String) async throws -> AgentInspection {
-        guard case .inspection(let inspection) = try await send(.inspect(download)) else {
+    func inspect(download: String) async throws -> AppInspection {
+        guard case .inspection(let inspection) = try await send(.inspect(download: download)) else {
             throw UnexpectedReply(command: "inspect")
         }
         return inspection

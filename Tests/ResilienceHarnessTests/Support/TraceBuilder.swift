@@ -1,7 +1,7 @@
 import BenchCore
 import FixtureOrigin
 import Foundation
-import OfflineDownloads
+import AppProtocol
 import ResilienceHarness
 import Testing
 
@@ -15,7 +15,7 @@ func ns(_ seconds: Double) -> UInt64 {
 /// reported state (`notDownloaded` at first); `change` gives `from` explicitly.
 struct TraceBuilder {
     private(set) var entries: [TraceEntry] = []
-    private var lastState: [String: DownloadState] = [:]
+    private var lastState: [String: AppState] = [:]
 
     /// The view properties and metrics read.
     var trace: ScenarioTrace { ScenarioTrace(entries) }
@@ -53,7 +53,7 @@ struct TraceBuilder {
     }
 
     /// The harness launches the agent and the agent reports its launch at the same instant.
-    mutating func launch(after termination: ProcessTermination, at seconds: Double, pid: Int32 = 101) {
+    mutating func launch(after termination: RelaunchKind, at seconds: Double, pid: Int32 = 101) {
         add(seconds, .harness(.launched(pid: pid, after: termination)))
         add(seconds, .agent(.launched(pid: pid, after: termination)))
     }
@@ -68,11 +68,11 @@ struct TraceBuilder {
 
     // MARK: Agent
 
-    mutating func state(_ token: String, _ to: DownloadState, at seconds: Double) {
+    mutating func state(_ token: String, _ to: AppState, at seconds: Double) {
         change(token, from: lastState[token] ?? .notDownloaded, to: to, at: seconds)
     }
 
-    mutating func change(_ token: String, from: DownloadState, to: DownloadState, at seconds: Double) {
+    mutating func change(_ token: String, from: AppState, to: AppState, at seconds: Double) {
         add(seconds, .agent(.stateChanged(download: token, from: from, to: to)))
         lastState[token] = to
     }
@@ -86,7 +86,7 @@ struct TraceBuilder {
     }
 
     /// The agent reports, at its launch, the segments it found partly stored.
-    mutating func partials(_ partials: [AgentPartialSegment], at seconds: Double) {
+    mutating func partials(_ partials: [AppPartialSegment], at seconds: Double) {
         add(seconds, .agent(.partialSegmentsFound(partials)))
     }
 
@@ -98,8 +98,9 @@ struct TraceBuilder {
         add(seconds, .agent(.licenseFailed(download: token, reason: reason)))
     }
 
-    mutating func inspect(_ inspection: AgentInspection, at seconds: Double) {
-        add(seconds, .agent(.inspected(inspection)))
+    /// The app answers an `inspect` (the harness records the answer).
+    mutating func inspect(_ inspection: AppInspection, at seconds: Double) {
+        add(seconds, .harness(.inspected(inspection)))
     }
 
     // MARK: Origin and license server
@@ -125,14 +126,13 @@ struct TraceBuilder {
 
 /// An inspection with defaults for a healthy downloaded video.
 func inspection(
-    _ token: String, known: Bool = true, state: DownloadState? = .downloaded, files: Int = 3,
+    _ token: String, known: Bool = true, state: AppState? = .downloaded, files: Int = 3,
     licenseExpiration: Date? = nil, playable: Bool = true, unplayableReason: String? = nil,
     segmentHashes: [String: String] = [:], packageComplete: Bool = true
-) -> AgentInspection {
-    AgentInspection(
-        download: token, known: known, state: state, files: files, licenseExpiration: licenseExpiration,
-        playable: playable, unplayableReason: unplayableReason, segmentHashes: segmentHashes,
-        packageComplete: packageComplete)
+) -> AppInspection {
+    AppInspection(
+        download: token, known: known, state: state, playable: playable, unplayableReason: unplayableReason,
+        licenseExpiration: licenseExpiration, files: files, segmentHashes: segmentHashes, packageComplete: packageComplete)
 }
 
 /// Expects `verdict` to carry evidence at `seconds` whose text contains `text`.

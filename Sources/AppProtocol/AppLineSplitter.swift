@@ -1,11 +1,14 @@
 /// Cuts a byte stream into lines (`\n`, an optional `\r` before it dropped), for the
-/// JSON-lines framing of `AgentWire`. A value type owned by the one thread that reads
-/// the stream: the agent's stdin reader or `AgentProcess`'s stdout reader.
-struct AgentLineSplitter {
+/// JSON-lines framing of `AppWire`. A value type owned by the one thread that reads
+/// the stream: an app's stdin reader or the harness's reader of the app's stdout.
+public struct AppLineSplitter: Sendable {
     private var pending: [UInt8] = []
 
+    /// An empty splitter.
+    public init() {}
+
     /// The lines `bytes` completes, in order; an unfinished tail is kept for later.
-    mutating func append(_ bytes: some Collection<UInt8>) -> [String] {
+    public mutating func append(_ bytes: some Collection<UInt8>) -> [String] {
         var lines: [String] = []
         for byte in bytes {
             if byte == 0x0A {
@@ -19,7 +22,7 @@ struct AgentLineSplitter {
     }
 
     /// The unfinished tail at end of stream, if any (a last line without newline).
-    mutating func finish() -> String? {
+    public mutating func finish() -> String? {
         defer { pending = [] }
         return pending.isEmpty ? nil : Self.text(pending)
     }

@@ -1,3 +1,4 @@
+import AppProtocol
 import BenchCore
 import Foundation
 import Synchronization
@@ -7,7 +8,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The agent's stdout: one `AgentMessage` per line, each written whole with write(2)
+/// The agent's stdout: one `AppMessage` per line, each written whole with write(2)
 /// on fd 1 (no buffering), so the harness reads it the moment it is written.
 ///
 /// Any task or thread may call it. Every line goes through one lock, and an event's
@@ -25,20 +26,20 @@ final class AgentOutput: Sendable {
     }
 
     /// Writes `event`, stamped now.
-    func event(_ event: AgentEvent) {
+    func event(_ event: AppEvent) {
         write { .event(t: clock.nowNanoseconds, event) }
     }
 
     /// Writes the reply to request `id`.
-    func reply(id: Int, value: AgentReplyValue, error: String? = nil) {
-        write { .reply(id: id, value: value, error: error) }
+    func reply(id: Int, value: AppReplyValue = .done, error: String? = nil) {
+        write { .reply(AppReply(id: id, value: value, error: error)) }
     }
 
-    private func write(_ message: () -> AgentMessage) {
+    private func write(_ message: () -> AppMessage) {
         lock.withLock { _ in
             let value = message()
             let line: Data
-            do { line = try AgentWire.line(value) } catch {
+            do { line = try AppWire.line(value) } catch {
                 AgentLog.write("cannot encode \(value): \(error)")
                 return
             }

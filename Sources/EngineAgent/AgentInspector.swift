@@ -1,9 +1,11 @@
+import AppProtocol
 import Foundation
 import OfflineDownloads
 
-/// Answers `AgentCommand.inspect`: what the engine says of a download (known, state,
-/// license, playable) and what its package directory holds on disk (files, segment
-/// hashes by origin path, playlists that need nothing remote).
+/// Answers `inspect`: what the engine says of a download (known, state, license,
+/// playable), where its package's master playlist is, and what its package directory
+/// holds on disk (files, segment hashes by origin path, playlists that need nothing
+/// remote). The harness takes all of it as claims.
 ///
 /// A value; `AgentRuntime` calls it from its command task. The disk reads happen
 /// there, after the engine's answers, with no lock held.
@@ -24,17 +26,20 @@ public struct AgentInspector: Sendable {
     }
 
     /// What `engine` and the disk hold for `download`.
-    public func inspect(_ download: String, in engine: DownloadManager) async -> AgentInspection {
+    public func inspect(_ download: String, in engine: DownloadManager) async -> AppInspection {
         let token = DownloadToken(download)
         let status = await engine.status(token)
         let offline = await engine.offlineVideo(token)
         let expiration = status == nil ? nil : await engine.licenseExpiration(token)
         let directory = packageDirectory(of: download)
-        return AgentInspection(
-            download: download, known: status != nil, state: status?.state,
-            files: directory.map(AgentPackage.fileCount(in:)) ?? 0, licenseExpiration: expiration,
+        let master = directory.map { $0 + "/" + OfflinePackage.masterPlaylistPath }
+        return AppInspection(
+            download: download, known: status != nil, state: status.map { AppState($0.state) },
             playable: offline?.playableOffline ?? false,
             unplayableReason: offline == nil ? "the engine knows no download \(download)" : offline?.unplayableReason,
+            licenseExpiration: expiration,
+            package: master.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil },
+            files: directory.map(AgentPackage.fileCount(in:)) ?? 0,
             segmentHashes: directory.map(AgentPackage.segmentHashes(in:)) ?? [:],
             packageComplete: directory.map(AgentPackage.isComplete) ?? false)
     }

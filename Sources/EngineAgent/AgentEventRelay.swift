@@ -1,8 +1,10 @@
+import AppProtocol
 import Foundation
 import OfflineDownloads
 
-/// Turns the engine's events into the agent's: tokens by their raw value, segment
-/// URIs by their origin path, package URLs by their file path. With
+/// Turns the engine's events into the protocol's: tokens by their raw value, states in
+/// the protocol's words, segment URIs by their origin path, package URLs by the path of
+/// their master playlist. With
 /// `AgentMisbehavior.failOnOutage` it is also where the app gives up on a download
 /// the engine suspends for the network.
 ///
@@ -12,14 +14,14 @@ struct AgentEventRelay {
     /// What one engine event comes to.
     struct Output: Equatable {
         /// The events to write, in order.
-        var events: [AgentEvent] = []
+        var events: [AppEvent] = []
         /// A download to pause in the engine (quietly: `failOnOutage` gave up on it).
         var pause: DownloadToken?
     }
 
     let misbehavior: AgentMisbehavior?
     /// The last state reported for each download.
-    private var reported: [String: DownloadState] = [:]
+    private var reported: [String: AppState] = [:]
     /// Downloads reported failed by `failOnOutage`: their state changes are no longer told.
     private var abandoned: Set<String> = []
 
@@ -33,6 +35,9 @@ struct AgentEventRelay {
         case .stateChanged(let token, let from, let to):
             return stateChanged(token, from: from, to: to)
         case .progress(let token, let selection, let fraction):
+            // Key files are a stream of the engine's plan, not a media selection: they come
+            // first and whole, and the protocol's progress is per media selection.
+            guard selection != DownloadPlan.keyStream else { return Output() }
             return Output(events: [.progress(download: token.rawValue, selection: selection, fraction: fraction)])
         case .licenseAcquired(let token, let expiration):
             return Output(events: [.licenseAcquired(download: token.rawValue, expiration: expiration)])
@@ -46,7 +51,8 @@ struct AgentEventRelay {
                 .segmentStored(download: token.rawValue, stream: stream, index: index, bytes: bytes, path: path)
             ])
         case .finished(let token, let package):
-            return Output(events: [.finished(download: token.rawValue, package: package.path)])
+            let master = package.appendingPathComponent(OfflinePackage.masterPlaylistPath).path
+            return Output(events: [.finished(download: token.rawValue, package: master)])
         case .evicted(let token, _):
             return Output(events: [.evicted(download: token.rawValue)])
         case .error(let token, let message):
@@ -54,8 +60,12 @@ struct AgentEventRelay {
         }
     }
 
-    private mutating func stateChanged(_ token: DownloadToken, from: DownloadState, to: DownloadState) -> Output {
+    private mutating func stateChanged(_ token: DownloadToken, from engineFrom: DownloadState, to engineTo: DownloadState)
+        -> Output
+    {
         let download = token.rawValue
+        let from = AppState(engineFrom)
+        let to = AppState(engineTo)
         guard !abandoned.contains(download) else { return Output() }
         if misbehavior == .failOnOutage, to == .suspended(.network) {
             // The bad app: a lost network is an error. It stops the download and says
@@ -67,5 +77,34 @@ struct AgentEventRelay {
         }
         reported[download] = to
         return Output(events: [.stateChanged(download: download, from: from, to: to)])
+    }
+}
+
+extension AppState {
+    /// The protocol's name for an engine state.
+    init(_ state: DownloadState) {
+        switch state {
+        case .notDownloaded: self = .notDownloaded
+        case .requested: self = .requested
+        case .licensePreloaded: self = .licensePreloaded
+        case .downloading: self = .downloading
+        case .suspended(let reason): self = .suspended(SuspensionCause(reason))
+        case .downloaded: self = .downloaded
+        case .canceling: self = .canceling
+        case .failed: self = .failed
+        }
+    }
+}
+
+extension SuspensionCause {
+    /// The protocol's name for an engine suspension reason.
+    init(_ reason: SuspensionReason) {
+        switch reason {
+        case .user: self = .user
+        case .network: self = .network
+        case .cellularNotAllowed: self = .cellularNotAllowed
+        case .storage: self = .storage
+        case .awaitingForeground: self = .awaitingForeground
+        }
     }
 }

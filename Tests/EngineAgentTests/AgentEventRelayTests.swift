@@ -1,10 +1,11 @@
+import AppProtocol
 import BenchCore
+@testable import EngineAgent
 import Foundation
 import OfflineDownloads
-@testable import ResilienceHarness
 import Testing
 
-/// The agent's pure parts: how engine events become agent events (and where
+/// The adapter's pure parts: how engine events become the protocol's events (and where
 /// fail-on-outage gives up), how paths are disguised, how lines are cut.
 struct AgentEventRelayTests {
     let token = DownloadToken("t1")
@@ -17,7 +18,11 @@ struct AgentEventRelayTests {
             .segmentStored(download: "t1", stream: "video", index: 3, bytes: 10, path: "/videos/clear/400k/seg3.ts")
         ])
         let finished = relay.relay(.finished(token, package: URL(fileURLWithPath: "/s/packages/t1")))
-        #expect(finished.events == [.finished(download: "t1", package: "/s/packages/t1")])
+        #expect(finished.events == [.finished(download: "t1", package: "/s/packages/t1/master.m3u8")])
+        // Key files are no media selection: their progress is not told.
+        #expect(relay.relay(.progress(token, selection: DownloadPlan.keyStream, fraction: 1)).events.isEmpty)
+        #expect(relay.relay(.progress(token, selection: "video", fraction: 0.5)).events
+            == [.progress(download: "t1", selection: "video", fraction: 0.5)])
         #expect(relay.relay(.evicted(token, expiredAt: Date())).events == [.evicted(download: "t1")])
         #expect(relay.relay(.error(nil, message: "m")).events == [.error(download: nil, message: "m")])
         // An honest app tells a network suspension as it is.
@@ -51,7 +56,7 @@ struct AgentEventRelayTests {
     }
 
     @Test func linesAreCutAtNewlinesAcrossReads() {
-        var splitter = AgentLineSplitter()
+        var splitter = AppLineSplitter()
         #expect(splitter.append(Array("{\"a\":".utf8)).isEmpty)
         #expect(splitter.append(Array("1}\r\n{}\nta".utf8)) == ["{\"a\":1}", "{}"])
         #expect(splitter.finish() == "ta")

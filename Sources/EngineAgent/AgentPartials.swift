@@ -1,9 +1,10 @@
+import AppProtocol
 import Foundation
 import OfflineDownloads
 
 /// What the agent finds on disk at launch, before its engine starts: the segments
 /// the engine will resume from a `.part` file. `AgentRuntime` reports them as
-/// `AgentEvent.partialSegmentsFound`, so that `crash-recovery` can require a Range
+/// `AppEvent.partialSegmentsFound`, so that `crash-recovery` can require a Range
 /// request from each one's size.
 ///
 /// It reads the index (opened and closed again before the engine opens it) and runs
@@ -13,7 +14,7 @@ import OfflineDownloads
 enum AgentPartials {
     /// One partial segment and the `.part` file that holds its bytes.
     struct Found: Sendable, Hashable {
-        var segment: AgentPartialSegment
+        var segment: AppPartialSegment
         var partFile: String
     }
 
@@ -34,7 +35,7 @@ enum AgentPartials {
                     let item = plan?.items.first { $0.stream == segment.stream && $0.index == segment.index }
                     let path = URL(string: segment.uri)?.path ?? segment.uri
                     found.append(Found(
-                        segment: AgentPartialSegment(
+                        segment: AppPartialSegment(
                             download: record.token, stream: segment.stream, index: segment.index, path: path,
                             bytes: segment.bytes, byteRange: item?.rangeHeader),
                         partFile: files.partPath(for: segment)))

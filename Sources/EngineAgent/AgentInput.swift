@@ -1,3 +1,4 @@
+import AppProtocol
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +18,7 @@ enum AgentInput {
     static func lines(descriptor: Int32 = 0) -> AsyncStream<String> {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self)
         let thread = Thread {
-            var splitter = AgentLineSplitter()
+            var splitter = AppLineSplitter()
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
                 let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }

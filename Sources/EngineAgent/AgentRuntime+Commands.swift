@@ -1,22 +1,22 @@
+import AppProtocol
 import BenchCore
 import Foundation
 import OfflineDownloads
 
 /// The commands: each performed on the engine, then answered.
 extension AgentRuntime {
-    /// Performs `request` and writes its reply: the value, or `.done` with the engine's
-    /// refusal in words.
-    func answer(_ request: AgentRequest) async {
+    /// Performs `request` and writes its reply: the value, or the engine's refusal in words.
+    func answer(_ request: AppRequest) async {
         do {
             output.reply(id: request.id, value: try await perform(request.command))
         } catch {
-            output.reply(id: request.id, value: .done, error: error.description)
+            output.reply(id: request.id, error: error.description)
         }
     }
 
     /// Performs `command` on the engine (as the misbehaviour bends it) and returns the
-    /// reply's value. `shutdown` is the command loop's, and answers `.done` here.
-    func perform(_ command: AgentCommand) async throws(EngineError) -> AgentReplyValue {
+    /// reply's value. `hello` and `shutdown` are the command loop's, and answer `.done` here.
+    func perform(_ command: AppCommand) async throws(EngineError) -> AppReplyValue {
         switch command {
         case .setPath(let path):
             feed.update(options.misbehavior?.pathForEngine(path) ?? path)
@@ -30,7 +30,7 @@ extension AgentRuntime {
         case .setAllowsCellular(let allowed):
             await engine.setAllowsCellular(allowed)
         case .request(let request):
-            return .token(try await requestDownload(request).rawValue)
+            return .download(try await requestDownload(request).rawValue)
         case .pause(let download):
             try await engine.pause(DownloadToken(download))
         case .resume(let download):
@@ -40,24 +40,22 @@ extension AgentRuntime {
         case .delete(let download):
             try await engine.delete(DownloadToken(download))
         case .inspect(let download):
-            let inspection = await inspector.inspect(download, in: engine)
-            output.event(.inspected(inspection))
-            return .inspection(inspection)
-        case .shutdown:
+            return .inspection(await inspector.inspect(download, in: engine))
+        case .hello, .shutdown:
             break
         }
         return .done
     }
 
     /// Asks the engine for the download `request` describes.
-    private func requestDownload(_ request: AgentDownloadRequest) async throws(EngineError) -> DownloadToken {
+    private func requestDownload(_ request: AppDownloadRequest) async throws(EngineError) -> DownloadToken {
         guard let catalogURL = URL(string: request.catalogURL), catalogURL.scheme != nil else {
             throw .notPermitted(
                 "catalogURL \(request.catalogURL) is not an absolute URL: send the URL the entry was read from")
         }
-        let terms = request.rentalDurationSeconds.map { LicenseTerms(kind: .rental, rentalDurationSeconds: Int64($0)) }
+        let terms = request.rentalSeconds.map { LicenseTerms(kind: .rental, rentalDurationSeconds: Int64($0)) }
         return try await engine.requestDownload(
-            video: CatalogVideo(document: request.document, catalogURL: catalogURL),
+            video: CatalogVideo(document: request.video, catalogURL: catalogURL),
             mediaSelections: MediaSelections(
                 audioLanguages: request.audioLanguages, subtitleLanguages: request.subtitleLanguages),
             parameters: DownloadParameters(licenseTerms: terms ?? .purchase, allowsCellular: request.allowsCellular))

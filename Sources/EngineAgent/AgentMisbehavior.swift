@@ -1,0 +1,32 @@
+/// How Deadzone's engine, behind its adapter, deliberately misbehaves (`bench agent
+/// --misbehave NAME`), to show that the harness catches it: each variant breaks one
+/// property of DESIGN.md §5, and the harness must report exactly that one failed.
+public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Hands cellular to the engine as if it were WiFi, so downloads not allowed
+    /// cellular use it (breaks `cellular-policy`).
+    case ignoreCellularPolicy = "ignore-cellular-policy"
+    /// Reports a download that the engine suspends for the network as failed, and
+    /// stops it, as an app that treats a lost network as an error does (breaks
+    /// `auto-suspend-on-disconnect`).
+    case failOnOutage = "fail-on-outage"
+    /// After a crash, throws away every stored segment so the engine fetches the whole
+    /// video again (breaks `crash-recovery`).
+    case refetchAfterCrash = "refetch-after-crash"
+    /// After a crash (or a kill for memory), throws away the `.part` file of every
+    /// partial segment, so the engine fetches each from byte 0 instead of resuming it
+    /// with Range (breaks `crash-recovery`).
+    case restartPartialSegments = "restart-partial-segments"
+    /// Answers `prepareForBackground` at once without finishing license exchanges
+    /// (breaks `license-before-background`).
+    case backgroundBeforeLicense = "background-before-license"
+
+    /// The property each misbehaviour must make fail.
+    public var brokenProperty: String {
+        switch self {
+        case .ignoreCellularPolicy: "cellular-policy"
+        case .failOnOutage: "auto-suspend-on-disconnect"
+        case .refetchAfterCrash, .restartPartialSegments: "crash-recovery"
+        case .backgroundBeforeLicense: "license-before-background"
+        }
+    }
+}
