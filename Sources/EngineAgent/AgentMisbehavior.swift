@@ -19,6 +19,12 @@ public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable 
     /// Answers `prepareForBackground` at once without finishing license exchanges
     /// (breaks `license-before-background`).
     case backgroundBeforeLicense = "background-before-license"
+    /// For every download requested, also fetches the video's master playlist straight
+    /// from the origin, around the interface it was given, as a prefetcher built on
+    /// another HTTP stack that forgets the app's interface policy would (on a phone that
+    /// request takes whatever route is up, cellular included). The download itself goes
+    /// through the path as usual (breaks `cellular-policy`).
+    case bypassConditioner = "bypass-conditioner"
 
     /// The property each misbehaviour must make fail.
     public var brokenProperty: String {
@@ -27,6 +33,7 @@ public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable 
         case .failOnOutage: "auto-suspend-on-disconnect"
         case .refetchAfterCrash, .restartPartialSegments: "crash-recovery"
         case .backgroundBeforeLicense: "license-before-background"
+        case .bypassConditioner: "cellular-policy"
         }
     }
 }

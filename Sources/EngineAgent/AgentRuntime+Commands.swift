@@ -30,7 +30,9 @@ extension AgentRuntime {
         case .setAllowsCellular(let allowed):
             await engine.setAllowsCellular(allowed)
         case .request(let request):
-            return .download(try await requestDownload(request).rawValue)
+            let token = try await requestDownload(request)
+            if options.misbehavior == .bypassConditioner { prefetchAroundThePath(request) }
+            return .download(token.rawValue)
         case .pause(let download):
             try await engine.pause(DownloadToken(download))
         case .resume(let download):
@@ -59,5 +61,18 @@ extension AgentRuntime {
             mediaSelections: MediaSelections(
                 audioLanguages: request.audioLanguages, subtitleLanguages: request.subtitleLanguages),
             parameters: DownloadParameters(licenseTerms: terms ?? .purchase, allowsCellular: request.allowsCellular))
+    }
+}
+
+extension AgentRuntime {
+    /// `bypassConditioner`: GETs each source's master playlist straight from its URL,
+    /// not through any interface of the path, and ignores the outcome.
+    func prefetchAroundThePath(_ request: AppDownloadRequest) {
+        let urls = request.video.sources.compactMap { URL(string: $0.url, relativeTo: URL(string: request.catalogURL)) }
+        Task {
+            let transport = HTTPTransport()
+            for url in urls { _ = try? await transport.fetch(url.absoluteURL, via: nil) }
+            try? await transport.shutdown()
+        }
     }
 }

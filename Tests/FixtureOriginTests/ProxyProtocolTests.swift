@@ -33,6 +33,32 @@ import Testing
         #expect(throws: ProxyHeader.ParseError.tooLong) { try Self.parse("PROXY UNKNOWN " + String(repeating: "x", count: 100)) }
     }
 
+    /// In harness runs every request must come through the conditioner: one that comes
+    /// straight to the origin gets no answer (its connection is reset) and is logged as
+    /// rejected; one with a PROXY header is served as usual.
+    @Test func aRequestWithoutAProxyHeaderIsRefusedAndLoggedWhenOneIsRequired() async throws {
+        try await withOrigin({ $0.requiresProxyHeader = true; $0.interfaces = ["127.0.0.1:9001": "wifi"] }) { server in
+            let direct = try RawHTTPConnection(port: server.port)
+            try direct.request("GET", "/videos/clear/master.m3u8", headers: ["Range": "bytes=0-9"])
+            #expect(try await direct.readToEOF().isEmpty, "a direct request got an answer")
+            let proxied = try RawHTTPConnection(port: server.port)
+            try proxied.send("PROXY TCP4 10.0.0.7 127.0.0.1 40000 9001\r\nGET /videos HTTP/1.1\r\nHost: o\r\n\r\n")
+            #expect(try await proxied.readResponse()?.status == 200)
+            let log = try await waitForLog(server, count: 2)
+            let refused = try #require(log.first { $0.rejection != nil }, "\(log)")
+            #expect(refused.interface == nil && refused.status == 0 && refused.bytesSent == 0 && !refused.completed)
+            #expect(refused.path == "/videos/clear/master.m3u8" && refused.range == "bytes=0-9")
+            #expect(refused.rejection?.contains("did not come through the link conditioner") == true)
+            #expect(log.contains { $0.interface == "wifi" && $0.status == 200 && $0.rejection == nil })
+        }
+        // Not required (bench origin, bench compare): a direct request is served.
+        try await withOrigin { server in
+            let direct = try RawHTTPConnection(port: server.port)
+            try direct.request("GET", "/videos")
+            #expect(try await direct.readResponse()?.status == 200)
+        }
+    }
+
     @Test func namesTheInterfaceFromTheDestination() async throws {
         try await withOrigin({ $0.interfaces = ["127.0.0.1:9001": "wifi"] }) { server in
             let client = try RawHTTPConnection(port: server.port)

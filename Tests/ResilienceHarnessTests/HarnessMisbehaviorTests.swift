@@ -31,6 +31,7 @@ import Testing
         (.refetchAfterCrash, "crash-recovery"),
         (.restartPartialSegments, "crash-recovery"),
         (.backgroundBeforeLicense, "license-before-background"),
+        (.bypassConditioner, "cellular-policy"),
     ]
 
     @Test(arguments: cases.map(\.0))

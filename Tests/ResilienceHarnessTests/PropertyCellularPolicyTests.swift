@@ -76,4 +76,36 @@ import Testing
         b.state("d1", .downloaded, at: 9)
         #expect(evaluate(id, b).outcome == .notApplicable)
     }
+
+    /// A request with no PROXY header reached the origin (the harness's origin refuses
+    /// it): it went around the conditioner, so no interface can be vouched for.
+    @Test func aRequestAroundTheConditionerFails() {
+        var b = wifiOutage()
+        b.origin("/videos/clear/master.m3u8", bytes: 0, interface: nil, at: 3)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 3, contains: "1 request reached the origin around the link conditioner (no PROXY header)")
+        expectEvidence(verdict, at: 3, contains: "paths: /videos/clear/master.m3u8")
+    }
+
+    /// The conditioner's own count: bytes over cellular while only downloads not allowed
+    /// it were live fail, even with nothing in the origin's log to name them.
+    @Test func cellularBytesAtTheConditionerNeedADownloadAllowedCellular() {
+        var allowedLive = wifiOutage()
+        allowedLive.linkBytes(1500, through: .cellular, at: 12)
+        let passed = evaluate(id, allowedLive)
+        #expect(passed.outcome == .passed)
+        expectEvidence(passed, at: 12, contains: "the conditioner forwarded 1500 bytes over cellular, all while a download allowed cellular was live")
+
+        var b = TraceBuilder()
+        b.request("d1", video: "clear", at: 0)
+        b.state("d1", .downloading, at: 1)
+        b.linkBytes(800, through: .cellular, direction: .uplink, at: 5)
+        b.linkBytes(64_000, through: .cellular, at: 6)
+        b.linkBytes(64_000, through: .wifi, at: 7)
+        b.state("d1", .downloaded, at: 9)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 5, contains: "the conditioner forwarded 64800 bytes over cellular while no download allowed cellular was live")
+    }
 }

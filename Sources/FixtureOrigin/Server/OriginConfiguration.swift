@@ -21,6 +21,11 @@ public struct OriginConfiguration: Sendable {
     /// `"host:port"` of a conditioner listener → interface name (e.g. `"wifi"`).
     /// A destination not in the map is named by its `"host:port"` text.
     public var interfaces: [String: String]
+    /// Refuse every request of a connection that did not start with a PROXY header: it
+    /// came straight to the origin, around the link conditioner, so nothing can say which
+    /// interface carried it. The request is logged (`OriginRequestRecord.rejection`) and
+    /// its connection reset, with no answer. The harness sets it; default false.
+    public var requiresProxyHeader: Bool = false
     /// A connection that sends nothing for this long while no response is in progress
     /// is closed. Default 30 s.
     public var idleTimeout: Duration

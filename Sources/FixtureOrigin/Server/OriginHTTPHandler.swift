@@ -1,4 +1,7 @@
 import BenchCore
+#if canImport(Glibc)
+import Glibc
+#endif
 import NIOCore
 import NIOHTTP1
 
@@ -48,6 +51,9 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
+            if services.configuration.requiresProxyHeader, info.proxy == nil {
+                return refuseDirect(head, context: context)
+            }
             deadline.requestHeadReceived()
             startedAt = services.clock.nowNanoseconds
             version = head.version
@@ -119,6 +125,26 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             request = nil
         }
         context.close(promise: nil)
+    }
+
+    /// A request that did not come through the link conditioner, while the origin
+    /// requires it: logged with its rejection, then the connection is reset (SO_LINGER 0)
+    /// with no answer. A reset is what a client sees of a path that does not work; an
+    /// HTTP status would tell a well-behaved client to give up on the resource.
+    private func refuseDirect(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let now = services.clock.nowNanoseconds
+        services.record(
+            OriginRequestRecord(
+                connectionID: info.id, interface: nil, proxySource: nil, method: head.method.rawValue, path: head.uri,
+                range: head.headers.first(name: "Range"), status: 0, bytesSent: 0, startedAtNanoseconds: now,
+                timeToFirstByteNanoseconds: nil, durationNanoseconds: 0, faultRuleID: nil, completed: false,
+                rejection: "no PROXY header: the request did not come through the link conditioner"))
+        info.closing = true
+        request = nil
+        guard let socket = context.channel as? SocketOptionProvider else { return context.close(promise: nil) }
+        socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
     }
 
     /// The request head came but not the rest, in time: 408 and close (logged like any

@@ -34,12 +34,17 @@ public struct OriginRequestRecord: Sendable, Hashable, Codable {
     /// stall cut off by the client, a connection that closed mid-response, or a 400 for a
     /// request that could not be parsed, which NIO sends before closing).
     public var completed: Bool
+    /// Why the origin refused the request without an answer (its connection was reset),
+    /// e.g. it came straight to the origin instead of through the link conditioner while
+    /// `OriginConfiguration.requiresProxyHeader` is set; `status` is then 0.
+    public var rejection: String?
 
     /// Creates a record.
     public init(
         connectionID: UInt64, interface: String?, proxySource: String?, method: String, path: String,
         range: String?, status: Int, bytesSent: Int, startedAtNanoseconds: UInt64,
-        timeToFirstByteNanoseconds: UInt64?, durationNanoseconds: UInt64, faultRuleID: String?, completed: Bool
+        timeToFirstByteNanoseconds: UInt64?, durationNanoseconds: UInt64, faultRuleID: String?, completed: Bool,
+        rejection: String? = nil
     ) {
         self.connectionID = connectionID
         self.interface = interface
@@ -54,5 +59,6 @@ public struct OriginRequestRecord: Sendable, Hashable, Codable {
         self.durationNanoseconds = durationNanoseconds
         self.faultRuleID = faultRuleID
         self.completed = completed
+        self.rejection = rejection
     }
 }

@@ -15,6 +15,13 @@ extension Property {
     ///   span with only cellular up that lasts at least `resumeBound`, begun while it was
     ///   `downloading` or `suspended(network)`, at least one request of its video comes
     ///   through `cellular`.
+    /// - No request reaches the origin around the conditioner (no PROXY header; the
+    ///   harness's origin refuses it): nothing could say which interface it used, and on
+    ///   a phone a request that ignores the interface it was given takes whatever route
+    ///   is up, cellular included.
+    /// - The conditioner's own count agrees: no byte crosses the cellular link while no
+    ///   download allowed cellular is live (requested and not yet downloaded, failed,
+    ///   cancelled or deleted).
     public static let cellularPolicy = Property(
         id: "cellular-policy",
         description: "Downloads not allowed cellular move no bytes over it and stay suspended while only cellular "
@@ -25,7 +32,7 @@ extension Property {
     }
 }
 
-private struct CellularPolicyRule {
+struct CellularPolicyRule {
     let trace: ScenarioTrace
     let context: PropertyContext
     var findings = PropertyFindings("cellular-policy")
@@ -35,6 +42,8 @@ private struct CellularPolicyRule {
         for download in trace.downloads {
             if download.allowsCellular { judgeAllowed(download) } else { judgeForbidden(download) }
         }
+        judgeBypasses()
+        judgeLinkCount()
         return findings.verdict(
             passed: "Cellular policy held for \(Wording.count(findings.checked, "check")); "
                 + "\(cellularBytes) bytes went over cellular, all for downloads allowed it.",
@@ -127,5 +136,54 @@ private struct CellularPolicyRule {
                     + "\(Wording.count(during.count, "request")) (\(bytes) bytes) over cellular while WiFi was down")
             }
         }
+    }
+}
+
+extension CellularPolicyRule {
+    /// Requests that came straight to the origin, not through the conditioner.
+    mutating func judgeBypasses() {
+        let direct = trace.originRequests.filter { $0.record.interface == nil }
+        guard let first = direct.first else { return }
+        findings.checkedOne()
+        let paths = Set(direct.map(\.path)).sorted()
+        findings.violation(first.start, "\(Wording.count(direct.count, "request")) reached the origin around the link "
+            + "conditioner (no PROXY header), the first \(first.record.method) \(first.path) at \(Wording.time(first.start)); "
+            + "paths: \(paths.prefix(5).joined(separator: ", "))\(paths.count > 5 ? ", …" : ""): nothing can say "
+            + "which interface carried them")
+    }
+
+    /// Bytes the conditioner forwarded over cellular while no download allowed it was live.
+    mutating func judgeLinkCount() {
+        let cellular = trace.linkBytes.filter { $0.interface == .cellular && $0.bytes > 0 }
+        guard !cellular.isEmpty else { return }
+        findings.checkedOne()
+        let allowed = trace.downloads.filter(\.allowsCellular)
+        let unexplained = cellular.filter { bytes in
+            !allowed.contains { download in
+                bytes.t >= download.requestedAt && (end(of: download).map { bytes.t <= $0.plus(grace) } ?? true)
+            }
+        }
+        let total = cellular.reduce(0) { $0.plus($1.bytes) }
+        guard let first = unexplained.first else {
+            findings.support(cellular[0].t, "the conditioner forwarded \(total) bytes over cellular, all while a "
+                + "download allowed cellular was live")
+            return
+        }
+        let bytes = unexplained.reduce(0) { $0.plus($1.bytes) }
+        findings.violation(first.t, "the conditioner forwarded \(bytes) bytes over cellular while no download allowed "
+            + "cellular was live (first at \(Wording.time(first.t)))")
+    }
+
+    /// Time for bytes already on the link when a download ended to drain.
+    private var grace: UInt64 { context.pauseGrace.nanoseconds }
+
+    /// When the app said `download` ended (downloaded, failed, gone) or the harness removed it.
+    private func end(of download: TracedDownload) -> UInt64? {
+        let terminal: Set<AppState> = [.downloaded, .failed, .canceling, .notDownloaded]
+        let claimed = download.changes.first { $0.t >= download.requestedAt && terminal.contains($0.to) }?.t
+        let removed = trace.userActions.first {
+            $0.download == download.token && ["cancel", "delete"].contains($0.action) && $0.error == nil
+        }?.t
+        return [claimed, removed].compactMap { $0 }.min()
     }
 }

@@ -48,6 +48,8 @@ public struct ScenarioTrace: Sendable {
     public let userActions: [TracedUserAction]
     /// Every `.harness(.note)`.
     public let notes: [TracedNote]
+    /// Every `bytesForwarded` of the conditioner: bytes that crossed each interface.
+    public let linkBytes: [TracedLinkBytes]
 
     /// Derives the facts of `entries` (any order).
     public init(_ entries: [TraceEntry]) {
@@ -77,6 +79,7 @@ public struct ScenarioTrace: Sendable {
         partialSegments = builder.partialSegments
         userActions = builder.userActions
         notes = builder.notes
+        linkBytes = builder.linkBytes
     }
 
     /// The download with `token`, if the harness requested it.

@@ -24,6 +24,7 @@ struct ScenarioTraceBuilder {
     var partialSegments: [TracedPartialSegment] = []
     var userActions: [TracedUserAction] = []
     var notes: [TracedNote] = []
+    var linkBytes: [TracedLinkBytes] = []
 
     mutating func add(_ entry: TraceEntry) {
         switch entry.event {
@@ -41,6 +42,8 @@ struct ScenarioTraceBuilder {
             interfaceEvents.append(.link(t: t, interface: interface, up: true, mode: nil))
         case let .interfaceDown(interface, mode):
             interfaceEvents.append(.link(t: t, interface: interface, up: false, mode: mode))
+        case let .bytesForwarded(_, interface, direction, bytes, _):
+            linkBytes.append(TracedLinkBytes(t: t, interface: interface, direction: direction, bytes: bytes))
         default: break
         }
     }

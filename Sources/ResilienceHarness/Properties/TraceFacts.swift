@@ -140,3 +140,12 @@ public struct TracedPartialSegment: Sendable, Hashable {
     /// Its own range of `path` (`bytes=a-b`), nil for a whole resource.
     public var byteRange: String?
 }
+
+/// Bytes the conditioner forwarded on one connection since its previous report
+/// (`bytesForwarded`): what crossed an interface, whoever asked for it.
+public struct TracedLinkBytes: Sendable, Hashable {
+    public var t: UInt64
+    public var interface: InterfaceKind
+    public var direction: Direction
+    public var bytes: Int
+}

@@ -62,6 +62,9 @@ final class ScenarioNetwork: Sendable {
         var catalogConfiguration = CatalogConfiguration(seed: seed, sizeScale: scale)
         catalogConfiguration.largeVideoDuration = (rate / 2 * targetSeconds / 400_000 / scale).rounded().clamped(60, 7200)
         var configuration = OriginConfiguration(catalog: catalogConfiguration)
+        // Only what crossed the conditioner proves anything about interfaces: a request
+        // straight to the origin is refused and stays in the log as a bypass.
+        configuration.requiresProxyHeader = true
         configuration.videos = videos(catalogConfiguration)
         configuration.threads = 1
         configuration.clock = MonotonicClock()

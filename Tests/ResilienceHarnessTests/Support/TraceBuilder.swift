@@ -1,5 +1,6 @@
 import BenchCore
 import FixtureOrigin
+import LinkConditioner
 import Foundation
 import AppProtocol
 import ResilienceHarness
@@ -115,6 +116,16 @@ struct TraceBuilder {
             bytesSent: bytes, startedAtNanoseconds: 0, timeToFirstByteNanoseconds: nil,
             durationNanoseconds: ns(duration), faultRuleID: nil, completed: true)
         add(seconds, .origin(record))
+    }
+
+    /// The conditioner forwarded `bytes` on connection `connection` through `interface`.
+    mutating func linkBytes(
+        _ bytes: Int, through interface: InterfaceKind, direction: Direction = .downlink, connection: UInt64 = 1,
+        at seconds: Double
+    ) {
+        add(seconds, .conditioner(.bytesForwarded(
+            connection: ConnectionID(rawValue: connection), interface: interface, direction: direction, bytes: bytes,
+            total: bytes)))
     }
 
     mutating func licenseRequest(at seconds: Double, serverFlag: Bool = false) {
