@@ -57,6 +57,18 @@ struct HTMLReportView {
         var window: String
         var metrics: [MetricRow]
         var svg: TimelineSVG
+        var preconditions: [PreconditionRow]
+        var hasPreconditions: Bool
+        /// The properties whose verdict applied, comma-separated.
+        var exercised: String
+    }
+
+    /// A scenario's precondition and whether it was met.
+    struct PreconditionRow {
+        var name: String
+        var outcome: String
+        var outcomeClass: String
+        var detail: String
     }
 
     struct MetricRow {
@@ -119,13 +131,21 @@ extension HTMLReportView {
         scenarios = zip(report.scenarios.indices, report.scenarios).map { index, scenario in
             ScenarioView(
                 index: String(index + 1), name: safe(scenario.name), summary: safe(scenario.summary),
-                status: scenario.passed ? "passed" : scenario.error != nil ? "error" : "failed",
+                status: scenario.passed ? "passed" : scenario.error != nil ? "error"
+                    : scenario.preconditions.contains { !$0.met } ? "precondition not met" : "failed",
                 statusClass: scenario.passed ? "pass" : "fail", hasError: scenario.error != nil,
                 errorText: safe(scenario.error ?? ""),
                 window: MetricComparison.format(Double(scenario.startNanoseconds) / 1e9) + "–"
                     + MetricComparison.format(Double(scenario.endNanoseconds) / 1e9) + " s",
                 metrics: Self.metricRows(scenario, comparison: comparison),
-                svg: index < timelines.count ? timelines[index] : TimelineSVG(Timeline(entries: [], start: 0, end: 1)))
+                svg: index < timelines.count ? timelines[index] : TimelineSVG(Timeline(entries: [], start: 0, end: 1)),
+                preconditions: scenario.preconditions.map {
+                    PreconditionRow(
+                        name: safe($0.name), outcome: $0.met ? "met" : "NOT MET", outcomeClass: $0.met ? "pass" : "fail",
+                        detail: safe($0.detail))
+                },
+                hasPreconditions: !scenario.preconditions.isEmpty,
+                exercised: safe(scenario.exercisedProperties.joined(separator: ", ")))
         }
         legend = Self.legend
     }

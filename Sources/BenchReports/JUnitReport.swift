@@ -6,7 +6,8 @@ import ResilienceHarness
 /// One `<testsuite>` per scenario, one `<testcase>` per verdict (`classname` the
 /// scenario, `name` the property): a failed verdict carries a `<failure>` whose
 /// message is the summary and whose body lists the evidence (`12.345 s  text`); a
-/// not-applicable one is `<skipped message="not applicable: …"/>`; a scenario that
+/// not-applicable one is `<skipped message="not applicable: …"/>`; each precondition is a
+/// testcase `precondition: <what>`, failed when not met; a scenario that
 /// could not run to its end adds a testcase `scenario-run` with an `<error>`.
 /// Stateless; call from any thread.
 public enum JUnitReport {
@@ -18,11 +19,12 @@ public enum JUnitReport {
     /// The document for `report`.
     public static func render(_ report: RunReport) -> String {
         let verdicts = report.scenarios.flatMap(\.verdicts)
+        let preconditions = report.scenarios.flatMap(\.preconditions)
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         xml += "<testsuites" + attributes([
             ("name", "deadzone \(report.run.profile)"),
-            ("tests", String(verdicts.count + report.scenarios.filter { $0.error != nil }.count)),
-            ("failures", String(verdicts.filter(\.failed).count)),
+            ("tests", String(verdicts.count + preconditions.count + report.scenarios.filter { $0.error != nil }.count)),
+            ("failures", String(verdicts.filter(\.failed).count + preconditions.filter { !$0.met }.count)),
             ("errors", String(report.scenarios.filter { $0.error != nil }.count)),
             ("skipped", String(verdicts.filter { $0.outcome == .notApplicable }.count)),
             ("time", seconds(report.run.durationSeconds)),
@@ -36,13 +38,14 @@ public enum JUnitReport {
         let errors = scenario.error == nil ? 0 : 1
         var xml = "  <testsuite" + attributes([
             ("name", scenario.name),
-            ("tests", String(scenario.verdicts.count + errors)),
-            ("failures", String(scenario.verdicts.filter(\.failed).count)),
+            ("tests", String(scenario.verdicts.count + scenario.preconditions.count + errors)),
+            ("failures", String(scenario.verdicts.filter(\.failed).count + scenario.preconditions.filter { !$0.met }.count)),
             ("errors", String(errors)),
             ("skipped", String(scenario.verdicts.filter { $0.outcome == .notApplicable }.count)),
             ("time", seconds(Double(scenario.endNanoseconds &- scenario.startNanoseconds) / 1e9)),
             ("timestamp", startedAt.formatted(.iso8601)),
         ]) + ">\n"
+        for precondition in scenario.preconditions { xml += testcase(precondition, scenario: scenario.name) }
         for verdict in scenario.verdicts { xml += testcase(verdict, scenario: scenario.name) }
         if let error = scenario.error {
             xml += "    <testcase" + attributes([("classname", scenario.name), ("name", scenarioErrorCaseName)]) + ">\n"
@@ -66,6 +69,16 @@ public enum JUnitReport {
             return open + ">\n      <failure" + attributes([("message", verdict.summary), ("type", "propertyFailed")])
                 + ">" + XMLText.content(body(verdict)) + "</failure>\n    </testcase>\n"
         }
+    }
+
+    /// A precondition as a testcase named `precondition: <name>`, failed when not met.
+    private static func testcase(_ precondition: PreconditionResult, scenario: String) -> String {
+        let open = "    <testcase" + attributes([("classname", scenario), ("name", "precondition: \(precondition.name)")])
+        guard !precondition.met else {
+            return open + ">\n      <system-out>" + XMLText.content(precondition.detail) + "</system-out>\n    </testcase>\n"
+        }
+        return open + ">\n      <failure" + attributes([("message", precondition.detail), ("type", "preconditionNotMet")])
+            + ">" + XMLText.content(precondition.detail) + "</failure>\n    </testcase>\n"
     }
 
     /// The summary, then one line per piece of evidence.

@@ -10,7 +10,8 @@ import Foundation
 public struct GateComparison: Sendable, Hashable, Codable {
     /// Every failed verdict of the run, in report order.
     public var propertyFailures: [PropertyFailure]
-    /// Scenarios that could not run to their end, with the harness's message.
+    /// Scenarios that could not run to their end, with the harness's message, and
+    /// scenarios that did not create a condition they exist for (a precondition not met).
     public var scenarioErrors: [ScenarioError]
     /// One row per metric of the run or of the baseline, for every scenario the run has,
     /// in report order then by metric name.
@@ -31,8 +32,12 @@ public struct GateComparison: Sendable, Hashable, Codable {
                 PropertyFailure(scenario: scenario.name, property: $0.property, summary: $0.summary)
             }
         }
-        scenarioErrors = report.scenarios.compactMap { scenario in
-            scenario.error.map { ScenarioError(scenario: scenario.name, message: $0) }
+        scenarioErrors = report.scenarios.flatMap { scenario in
+            scenario.error.map { [ScenarioError(scenario: scenario.name, message: $0)] } ?? []
+        } + report.scenarios.flatMap { scenario in
+            scenario.preconditions.filter { !$0.met }.map {
+                ScenarioError(scenario: scenario.name, message: "precondition not met: \($0.name): \($0.detail)")
+            }
         }
         metrics = report.scenarios.flatMap { scenario in
             let current = scenario.metrics.figures

@@ -64,12 +64,16 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
     /// Set when the scenario could not run to its end (a harness error, the time
     /// limit); its verdicts then say what was established before.
     public var error: String?
+    /// What the scenario had to make happen, and whether it did (empty for a scenario
+    /// with none, e.g. one that plays the profile's own timeline).
+    public var preconditions: [PreconditionResult]
 
     /// Creates a result.
     public init(
         name: String, summary: String, verdicts: [Verdict], metrics: ScenarioMetrics, startNanoseconds: UInt64,
-        endNanoseconds: UInt64, error: String? = nil
+        endNanoseconds: UInt64, error: String? = nil, preconditions: [PreconditionResult] = []
     ) {
+        self.preconditions = preconditions
         self.name = name
         self.summary = summary
         self.verdicts = verdicts
@@ -79,6 +83,30 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
         self.error = error
     }
 
-    /// No verdict failed and the scenario ran to its end.
-    public var passed: Bool { error == nil && !verdicts.contains(where: \.failed) }
+    /// No verdict failed, every precondition was met and the scenario ran to its end.
+    public var passed: Bool {
+        error == nil && !verdicts.contains(where: \.failed) && preconditions.allSatisfy(\.met)
+    }
+
+    /// The properties this run of the scenario exercised: those whose verdict applied.
+    public var exercisedProperties: [String] {
+        verdicts.filter { $0.outcome != .notApplicable }.map(\.property)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, summary, verdicts, metrics, startNanoseconds, endNanoseconds, error, preconditions
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        summary = try c.decode(String.self, forKey: .summary)
+        verdicts = try c.decode([Verdict].self, forKey: .verdicts)
+        metrics = try c.decode(ScenarioMetrics.self, forKey: .metrics)
+        startNanoseconds = try c.decode(UInt64.self, forKey: .startNanoseconds)
+        endNanoseconds = try c.decode(UInt64.self, forKey: .endNanoseconds)
+        error = try c.decodeIfPresent(String.self, forKey: .error)
+        // Reports written before preconditions existed have none.
+        preconditions = try c.decodeIfPresent([PreconditionResult].self, forKey: .preconditions) ?? []
+    }
 }

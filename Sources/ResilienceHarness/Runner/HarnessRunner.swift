@@ -135,7 +135,8 @@ struct ScenarioRun {
         metrics.agentPeakRSSBytes = peak > 0 ? peak : nil
         return ScenarioResult(
             name: scenario.name, summary: scenario.summary, verdicts: verdicts(trace, bounds), metrics: metrics,
-            startNanoseconds: start, endNanoseconds: collector.now, error: outcome.error)
+            startNanoseconds: start, endNanoseconds: collector.now, error: outcome.error,
+            preconditions: scenario.preconditions.map { $0.evaluate(trace, bounds) })
     }
 
     /// When the links the conditioner was given delivered nothing: the scenario's

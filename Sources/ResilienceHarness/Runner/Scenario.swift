@@ -22,15 +22,19 @@ public struct Scenario: Sendable {
     /// The fewest kills followed by a launch after a crash or memory pressure the
     /// scenario must make (`PropertyContext.minimumCrashRestarts`); 0: no minimum.
     public var minimumCrashRestarts: Int
+    /// What the script must have made happen for its verdicts to mean anything; each
+    /// one not met fails the scenario, saying why.
+    public var preconditions: [Precondition]
     /// The script; throws `ScenarioError` when a trigger never comes.
     public var script: @Sendable (ScenarioContext) async throws -> Void
 
     /// Creates a scenario.
     public init(
         name: String, summary: String, asserts: [String], focus: InterfaceKind = .wifi, targetSeconds: Double = 8,
-        playsProfile: Bool = false, minimumCrashRestarts: Int = 0,
+        playsProfile: Bool = false, minimumCrashRestarts: Int = 0, preconditions: [Precondition] = [],
         script: @escaping @Sendable (ScenarioContext) async throws -> Void
     ) {
+        self.preconditions = preconditions
         self.playsProfile = playsProfile
         self.minimumCrashRestarts = minimumCrashRestarts
         self.name = name

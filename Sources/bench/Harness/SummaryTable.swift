@@ -10,13 +10,18 @@ enum SummaryTable {
         if let error = result.error {
             return "FAIL  \(error) (\(time))"
         }
+        let unmet = result.preconditions.filter { !$0.met }
+        if let first = unmet.first {
+            return "FAIL  precondition not met: \(first.name): \(first.detail) (\(time))"
+        }
         let failed = result.verdicts.filter(\.failed)
         if let first = failed.first {
             return "FAIL  \(failed.map(\.property).joined(separator: ", ")): \(first.summary) (\(time))"
         }
         let held = result.verdicts.filter { $0.outcome == .passed }.count
         let skipped = result.verdicts.count - held
-        return "PASS  \(held) properties held, \(skipped) not applicable (\(time))"
+        return "PASS  \(held) properties held, \(skipped) not applicable (\(time)); exercised: "
+            + result.exercisedProperties.joined(separator: ", ")
     }
 
     /// One row per scenario: result, failed properties, time to complete, goodput, waste.
@@ -28,7 +33,9 @@ enum SummaryTable {
             rows.append([
                 result.name,
                 result.passed ? "pass" : "FAIL",
-                result.error != nil ? "(scenario error)" : result.verdicts.filter(\.failed).map(\.property).joined(separator: ","),
+                result.error != nil ? "(scenario error)"
+                    : result.preconditions.contains { !$0.met } ? "(precondition not met)"
+                    : result.verdicts.filter(\.failed).map(\.property).joined(separator: ","),
                 metrics.timeToCompleteSeconds.map { String(format: "%.1f s", $0) } ?? "-",
                 metrics.goodputBitsPerSecond.map { String(format: "%.2f Mbit/s", $0 / 1e6) } ?? "-",
                 metrics.wastedBytes.map { String(format: "%.1f KiB", Double($0) / 1024) } ?? "-",
