@@ -55,6 +55,10 @@ struct AgentEventRelay {
             return Output(events: [.finished(download: token.rawValue, package: master)])
         case .evicted(let token, _):
             return Output(events: [.evicted(download: token.rawValue)])
+        case .removed:
+            // The protocol has no end-time event: the harness stamps the state change
+            // to notDownloaded with its own clock.
+            return Output()
         case .error(let token, let message):
             return Output(events: [.error(download: token?.rawValue, message: message)])
         }

@@ -50,6 +50,80 @@ import Testing
         }
     }
 
+    /// The guides: the cellular setting applies to downloads requested after it changes.
+    /// Allowed, then turned off while a download runs over cellular: that download
+    /// keeps cellular to the end, and one requested after the change waits.
+    @Test func turningCellularOffSparesTheDownloadAlreadyUsingIt() async throws {
+        // 2 Mbit/s cellular and 60 kB segments: the download lasts seconds, long enough
+        // to change the setting while it runs.
+        let cellular = InterfaceLink(
+            downlink: LinkDirectionParameters(rate: .constant(bitsPerSecond: 2_000_000)), isExpensive: true)
+        try await withEngine(sizeScale: 0.2, cellular: cellular) { fixture in
+            let manager = try await fixture.makeManager()
+            let events = Events()
+            let listener = Task { for await event in manager.events { events.all.withLock { $0.append(event) } } }
+            let clear = try await fixture.video("clear")
+            let multilang = try await fixture.video("multilang")
+            fixture.showPath([.cellular])
+            await manager.setAllowsCellular(true)
+            let running = try await manager.requestDownload(video: clear)
+            try await manager.wait(for: running, progress: 0.1)
+
+            await manager.setAllowsCellular(false)
+            let changed = fixture.server.nowNanoseconds
+            // The same path again: every download's conditions are looked at anew.
+            fixture.showPath([.cellular])
+            let later = try await manager.requestDownload(video: multilang)
+            #expect(try await manager.wait(for: later) { $0 == .suspended(.cellularNotAllowed) } == .suspended(.cellularNotAllowed))
+            #expect(await manager.status(running)?.state == .downloading, "still running when the setting changed")
+
+            #expect(try await manager.wait(for: running) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            // It went on over cellular after the change and never waited for WiFi.
+            let after = fixture.server.requests(startedAfter: changed).filter { $0.path.hasPrefix("/videos/clear/") }
+            #expect(!after.isEmpty && after.allSatisfy { fixture.interface(of: $0) == .cellular }, "\(after.map(\.path))")
+            #expect(fixture.requests(through: .wifi).isEmpty)
+            let waited = events.all.withLock { all in
+                all.contains { if case .stateChanged(running, _, .suspended(.cellularNotAllowed)) = $0 { true } else { false } }
+            }
+            #expect(!waited, "the running download was suspended for cellular")
+            // The later download sent nothing, through any interface.
+            #expect(!fixture.server.requestLog.contains { $0.path.hasPrefix("/videos/multilang/") })
+            #expect(await manager.status(later)?.state == .suspended(.cellularNotAllowed))
+            await manager.shutdown()
+            listener.cancel()
+        }
+    }
+
+    /// Not allowed, then allowed while a download waits in `suspended(cellularNotAllowed)`:
+    /// that download keeps waiting (it was requested when not allowed), and one
+    /// requested after the change goes over cellular.
+    @Test func turningCellularOnLeavesTheWaitingDownloadWaiting() async throws {
+        try await withEngine { fixture in
+            let manager = try await fixture.makeManager()
+            let clear = try await fixture.video("clear")
+            let multilang = try await fixture.video("multilang")
+            fixture.showPath([.cellular])
+            let waiting = try await manager.requestDownload(video: clear)
+            #expect(try await manager.wait(for: waiting) { $0 == .suspended(.cellularNotAllowed) } == .suspended(.cellularNotAllowed))
+
+            await manager.setAllowsCellular(true)
+            fixture.showPath([.cellular])  // conditions looked at anew
+            let later = try await manager.requestDownload(video: multilang)
+            #expect(try await manager.wait(for: later) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            let overCellular = fixture.requests(through: .cellular)
+            #expect(overCellular.contains { $0.path.hasPrefix("/videos/multilang/") && $0.path.hasSuffix(".ts") })
+            #expect(await manager.status(waiting)?.state == .suspended(.cellularNotAllowed))
+            #expect(!fixture.server.requestLog.contains { $0.path.hasPrefix("/videos/clear/") })
+
+            // WiFi comes back: the waiting download goes on, over WiFi only.
+            fixture.showPath([.wifi, .cellular])
+            #expect(try await manager.wait(for: waiting) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            let clearRequests = fixture.server.requestLog.filter { $0.path.hasPrefix("/videos/clear/") }
+            #expect(!clearRequests.isEmpty && clearRequests.allSatisfy { fixture.interface(of: $0) == .wifi })
+            await manager.shutdown()
+        }
+    }
+
     @Test func wifiIsPreferredWhenBothAreUp() async throws {
         try await withEngine { fixture in
             let manager = try await fixture.makeManager()

@@ -92,7 +92,9 @@ extension DownloadManager {
                 entries[token]?.stopTransfer()
             case .persist(let snapshot):
                 entries[token]?.record.snapshot = snapshot
-                if entries[token]?.machine.state == .downloaded, entries[token]?.record.finishedAt == nil {
+                // A terminal state that keeps its record stamps its end; a cancel or delete
+                // (no record left) tells its end with `removed`.
+                if [.downloaded, .failed].contains(snapshot.state), entries[token]?.record.finishedAt == nil {
                     entries[token]?.record.finishedAt = configuration.now()
                 }
                 await save(token)
@@ -107,7 +109,10 @@ extension DownloadManager {
                 await deleteFiles(token)
             case .emitStateChanged(let from, let to):
                 sink.yield(.stateChanged(token, from: from, to: to))
-                if to == .notDownloaded, entries[token]?.machine.state == .notDownloaded { entries[token] = nil }
+                if to == .notDownloaded, entries[token]?.machine.state == .notDownloaded {
+                    entries[token] = nil
+                    sink.yield(.removed(token, at: configuration.now()))
+                }
                 if to == .downloaded, let directory = entries[token]?.record.packageDirectory {
                     sink.yield(.finished(token, package: URL(fileURLWithPath: packagePath(directory))))
                 }

@@ -45,15 +45,30 @@ extension DownloadManager {
     /// stored prefix of each stream (the segments whose files are in place, up to the
     /// first gap), so that a player opening `masterPlaylist` plays what is stored;
     /// `playableOffline` stays false until the download is complete.
+    ///
+    /// A complete download is checked against the disk at every call: a file of its
+    /// package that is missing or shorter than recorded (`missingFiles`) makes it
+    /// unplayable, "package incomplete: N files missing". It stays `downloaded`.
     public func offlineVideo(_ token: DownloadToken) async -> OfflineVideo? {
         guard entries[token] != nil else { return nil }
         if entries[token]?.machine.state != .downloaded { await writeStoredPrefix(token) }
         guard let entry = entries[token] else { return nil }
         let directory = packagePath(entry.record.packageDirectory)
         let expiration = await licenseExpiration(token)
+        let artwork = PackageArtwork.read(from: directory)
+        let lostArtwork = Set(artwork?.missingFiles(in: directory) ?? [])
+        var images: [PackageArtwork.Kind: URL] = [:]
+        for file in artwork?.files ?? [] where file.bytes != nil && !lostArtwork.contains(file.localPath) {
+            images[file.kind] = URL(fileURLWithPath: directory + "/" + file.localPath)
+        }
+        let missing = entry.machine.state == .downloaded ? await missingFiles(token) : []
         var reason: String?
         if entry.machine.state != .downloaded {
             reason = "the download is \(entry.machine.state), not complete"
+        } else if !missing.isEmpty {
+            let named = missing.prefix(3).joined(separator: ", ") + (missing.count > 3 ? ", …" : "")
+            reason = "package incomplete: \(missing.count) file\(missing.count == 1 ? "" : "s") missing (\(named)); "
+                + "delete the download and request it again"
         } else if entry.video?.licenseKey != nil {
             if let expiration, expiration <= configuration.now() { reason = "license expired" }
             if expiration == nil { reason = "no license" }
@@ -66,7 +81,22 @@ extension DownloadManager {
             token: token, videoID: entry.record.videoID, displayName: entry.record.displayName,
             playableOffline: reason == nil, unplayableReason: reason,
             masterPlaylist: URL(fileURLWithPath: directory + "/master.m3u8"), subtitles: subtitles,
-            licenseExpiration: expiration)
+            licenseExpiration: expiration, poster: images[.poster], thumbnail: images[.thumbnail])
+    }
+
+    /// The files a complete package of `token` must hold that are missing from its
+    /// directory or shorter than recorded: media files (from the index, checked as
+    /// `PackageFiles.reconcile` checks them), the local playlists (`master.m3u8` and
+    /// one per stream), and the images recorded stored (`PackageArtwork`).
+    func missingFiles(_ token: DownloadToken) async -> [String] {
+        guard let entry = entries[token] else { return [] }
+        let files = PackageFiles(directory: packagePath(entry.record.packageDirectory))
+        let segments = (try? await index.segments(for: token.rawValue)) ?? []
+        let streams = Set(segments.map(\.stream)).subtracting([DownloadPlan.keyStream]).sorted()
+        let playlists = [OfflinePackage.masterPlaylistPath] + streams.map(DownloadPlan.localPlaylistPath(ofStream:))
+        let lostPlaylists = playlists.filter { PackageFiles.fileSize(files.directory + "/" + $0) == nil }
+        let lostArtwork = PackageArtwork.read(from: files.directory)?.missingFiles(in: files.directory) ?? []
+        return files.missingFiles(segments: segments) + lostPlaylists + lostArtwork
     }
 
     /// The URL a player should open for `video`: the local master playlist when a

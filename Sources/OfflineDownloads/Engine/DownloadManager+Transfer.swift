@@ -27,7 +27,8 @@ extension DownloadManager {
             index: index, transport: transport, files: PackageFiles(directory: packagePath(entry.record.packageDirectory)),
             parallelFetches: max(1, configuration.parallelSegmentFetches),
             storageCushionBytes: storageCushionBytes, freeSpace: configuration.freeSpace,
-            recorder: ProgressRecorder(index: index, clock: configuration.clock, configuration: configuration.progressBatching))
+            recorder: ProgressRecorder(index: index, clock: configuration.clock, configuration: configuration.progressBatching),
+            artwork: entry.video.map(PackageArtwork.init(video:)))
         entry.transfer = Task { await worker.run() }
         entries[token] = entry
     }
@@ -36,11 +37,17 @@ extension DownloadManager {
         entries[token]?.transferID == transferID && entries[token]?.machine.state == .downloading
     }
 
-    /// The plan is stored: `count` segments, `bytesExpected` estimated.
+    /// The plan is stored and `segments` are as the disk has them (reconciled):
+    /// `count` segments, `bytesExpected` estimated, and the completed segments and
+    /// their bytes counted from `segments`, not from what the index said before, so a
+    /// file removed since is not counted twice when it is fetched again. Like a fresh
+    /// run's, the count is of completed segments only (`segmentStored` adds each
+    /// segment's whole size as it completes, a resumed `.part` included).
     func planned(_ token: DownloadToken, _ transferID: Int, selection: StoredSelection, bytesExpected: Int64?, segments: [SegmentRecord]) async {
         guard entries[token] != nil else { return }
         entries[token]?.record.selection = selection
         entries[token]?.record.bytesExpected = bytesExpected
+        entries[token]?.record.bytesDownloaded = segments.filter { $0.state == .complete }.reduce(0) { $0 + $1.bytes }
         entries[token]?.segmentCount = segments.count
         entries[token]?.completedSegments = segments.filter { $0.state == .complete }.count
         await save(token)

@@ -22,6 +22,9 @@ public struct DownloadStatus: Sendable, Hashable, Codable {
     public var suspensionReason: SuspensionReason? { state.suspensionReason }
     public var requestedAt: Date
     public var startedAt: Date?
+    /// When the download ended, `downloaded` or `failed` (`EngineConfiguration.now` at
+    /// that transition, kept in the index); nil while it is in flight. A cancel or a
+    /// delete ends with no status left: its end is `EngineEvent.removed`.
     public var finishedAt: Date?
     public var licenseRequestedAt: Date?
     /// Bytes stored so far.
@@ -50,6 +53,12 @@ public enum EngineEvent: Sendable, Hashable {
     /// The download's own expiry date passed: its files, license and record are gone
     /// (after `stateChanged` to `notDownloaded`).
     case evicted(DownloadToken, expiredAt: Date)
+    /// A cancel, delete or eviction finished: the download's files, license and record
+    /// are gone and `status` no longer knows it. `at` is when (`EngineConfiguration.now`):
+    /// the end time of a download that did not end `downloaded` or `failed` (those keep
+    /// theirs in `DownloadStatus.finishedAt`). Right after its `stateChanged` to
+    /// `notDownloaded`.
+    case removed(DownloadToken, at: Date)
     case error(DownloadToken?, message: String)
 }
 
@@ -81,13 +90,23 @@ public struct OfflineVideo: Sendable, Hashable {
     public var token: DownloadToken
     public var videoID: String
     public var displayName: String
-    /// Complete and its license (if any) valid now.
+    /// Complete — every file of the package still on disk, whole — and its license
+    /// (if any) valid now.
     public var playableOffline: Bool
-    /// Why it is not playable, when it is not (e.g. "license expired").
+    /// Why it is not playable, when it is not (e.g. "license expired", or
+    /// "package incomplete: 2 files missing (…)" when files were removed behind the
+    /// engine's back; the engine does not fetch a complete package again: delete the
+    /// download and request it again).
     public var unplayableReason: String?
     /// The local master playlist (present once the plan exists; partial while downloading).
     public var masterPlaylist: URL
     /// Subtitle sideband files by language.
     public var subtitles: [String: URL]
     public var licenseExpiration: Date?
+    /// The catalog's poster, stored in the package (`poster.png`); nil until it is
+    /// stored, when the origin had none (`PackageArtwork`: the images are optional),
+    /// or when its file is no longer on disk.
+    public var poster: URL?
+    /// The catalog's thumbnail, stored in the package (`thumbnail.png`); nil as `poster`.
+    public var thumbnail: URL?
 }

@@ -5,9 +5,12 @@ import HLSPlaylist
 import Synchronization
 
 /// One run of one download's transfer, over one interface: plan (first run only),
-/// license gate, segments (several at a time, each resumed with Range where a `.part`
-/// is left, recorded in batches), then the manager writes the offline package. It reports to the manager and ends on the first
-/// failure; the manager decides what the failure means. Canceling its task stops it.
+/// reconciliation of the index with the disk (every run: a file removed since is
+/// fetched again), license gate, segments (several at a time, each resumed with Range
+/// where a `.part` is left, recorded in batches), the poster and thumbnail
+/// (`PackageArtwork`), then the manager writes the offline package. It reports to the
+/// manager and ends on the first failure; the manager decides what the failure means.
+/// Canceling its task stops it.
 struct TransferWorker: Sendable {
     let token: DownloadToken
     let transferID: Int
@@ -21,16 +24,21 @@ struct TransferWorker: Sendable {
     let storageCushionBytes: Int64
     let freeSpace: @Sendable (String) throws -> Int64
     let recorder: ProgressRecorder
+    /// The images of the catalog entry to store with the package, when there is one;
+    /// `artwork.json` in the package, once written, takes precedence.
+    let artwork: PackageArtwork?
 
     func run() async {
         do throws(TransferFailure) {
-            var (segments, plan) = try await loadOrPlan()
-            let reconciled = files.reconcile(segments: segments)
-            try await recordFound(reconciled.filter { $0.state == .complete }, stored: segments)
-            segments = reconciled
+            let loaded = try await loadOrPlan()
+            let segments = files.reconcile(segments: loaded.segments)
+            try await recordReconciled(segments, stored: loaded.segments)
+            await manager.planned(
+                token, transferID, selection: loaded.selection, bytesExpected: loaded.bytesExpected, segments: segments)
             if let why = await manager.licenseGate(token) { throw TransferFailure.license(why) }
-            try await fetch(segments.filter { $0.state != .complete }, all: segments, ranges: ranges(of: plan))
-            await manager.transferFinished(token, transferID, plan: plan)
+            try await fetch(segments.filter { $0.state != .complete }, all: segments, ranges: ranges(of: loaded.plan))
+            try await fetchArtwork()
+            await manager.transferFinished(token, transferID, plan: loaded.plan)
         } catch {
             await manager.transferFailed(token, transferID, Task.isCancelled ? .transport(.canceled) : error)
         }
@@ -39,21 +47,28 @@ struct TransferWorker: Sendable {
     /// The byte ranges of range items, by segment key (from the plan kept as `plan.json`).
     typealias Ranges = [SegmentRecord.Key: ByteRange]
 
+    /// What a run works from: the segments as the index records them, the plan, and
+    /// what the manager is told of it.
+    private struct Loaded {
+        var segments: [SegmentRecord]
+        var plan: DownloadPlan
+        var selection: StoredSelection
+        var bytesExpected: Int64?
+    }
+
     /// The stored segments and plan, or on the first run the plan made from the playlists.
-    private func loadOrPlan() async throws(TransferFailure) -> ([SegmentRecord], DownloadPlan) {
+    private func loadOrPlan() async throws(TransferFailure) -> Loaded {
         let stored: [SegmentRecord]
         do { stored = try await index.segments(for: token.rawValue) } catch { throw .index("\(error)") }
         if !stored.isEmpty {
-            await manager.planned(token, transferID, selection: record.selection, bytesExpected: record.bytesExpected, segments: stored)
             let saved = FileManager.default.contents(atPath: files.directory + "/" + Self.planFile)
             guard let saved, let plan = try? JSONDecoder().decode(DownloadPlan.self, from: saved) else {
                 throw .playlist("the download's plan (\(Self.planFile)) is missing or unreadable; delete the download and request it again")
             }
-            return (stored, plan)
+            return Loaded(segments: stored, plan: plan, selection: record.selection, bytesExpected: record.bytesExpected)
         }
         let plan = try await OfflinePlanner(transport: transport, interface: interface, record: record).plan()
         do { try await index.insertSegments(plan.segments) } catch { throw .index("\(error)") }
-        await manager.planned(token, transferID, selection: plan.selection, bytesExpected: plan.bytesExpected, segments: plan.segments)
         do {
             // The playlists list what is stored (nothing yet) until the download completes.
             try plan.writeLocalPlaylists(into: files.directory, stored: [])
@@ -62,7 +77,7 @@ struct TransferWorker: Sendable {
         } catch {
             throw .transport(.storage("cannot write the local playlists: \(error)", noSpace: false))
         }
-        return (plan.segments, plan.plan)
+        return Loaded(segments: plan.segments, plan: plan.plan, selection: plan.selection, bytesExpected: plan.bytesExpected)
     }
 
     /// Where the plan is kept in the package, so a relaunch needs no playlist.
@@ -195,16 +210,29 @@ struct TransferWorker: Sendable {
         return stored
     }
 
-    /// Records segments whose final file was renamed into place by a process that died
-    /// before it could tell the index.
-    private func recordFound(_ complete: [SegmentRecord], stored: [SegmentRecord]) async throws(TransferFailure) {
-        let recorded = Set(stored.filter { $0.state == .complete }.map(\.key))
+    /// Tells the index what the disk says (`reconciled`, from `PackageFiles.reconcile`
+    /// of `stored`, in the same order): a segment whose final file was renamed into
+    /// place by a process that died before it could tell the index is recorded
+    /// complete; one recorded complete whose file is gone or cut short (removed behind
+    /// the engine's back while the download was paused, suspended or the app closed)
+    /// is recorded pending again, so the index never claims it and it is fetched again.
+    private func recordReconciled(_ reconciled: [SegmentRecord], stored: [SegmentRecord]) async throws(TransferFailure) {
         var found: [SegmentCompletion] = []
-        for segment in complete where !recorded.contains(segment.key) {
-            let hash = try? Self.sha256(of: files.finalPath(for: segment))
-            found.append(SegmentCompletion(key: segment.key, bytes: segment.bytes, sha256: hash, etag: segment.etag))
+        var lost: [SegmentRecord] = []
+        for (before, segment) in zip(stored, reconciled) {
+            if segment.state == .complete, before.state != .complete {
+                let hash = try? Self.sha256(of: files.finalPath(for: segment))
+                found.append(SegmentCompletion(key: segment.key, bytes: segment.bytes, sha256: hash, etag: segment.etag))
+            } else if before.state == .complete, segment.state != .complete {
+                lost.append(segment)
+            }
         }
-        do { try await index.record(ProgressBatcher.Batch(completions: found)) } catch { throw .index("\(error)") }
+        do {
+            try await index.record(ProgressBatcher.Batch(completions: found))
+            if !lost.isEmpty { try await index.saveSegments(lost) }
+        } catch {
+            throw .index("\(error)")
+        }
     }
 
     static func sha256(of path: String) throws -> String {

@@ -92,7 +92,7 @@ public struct DownloadPlan: Sendable, Hashable {
             guard playlist.endList || playlist.playlistType == .vod else { throw .livePlaylist(stream: source.name, url: url) }
             guard !playlist.segments.isEmpty else { throw .emptyPlaylist(stream: source.name, url: url) }
             streams.append(Stream(
-                source: source, playlist: playlist, localPlaylistPath: source.name + ".m3u8",
+                source: source, playlist: playlist, localPlaylistPath: Self.localPlaylistPath(ofStream: source.name),
                 bandwidth: Self.bandwidth(of: source, selection: selection, master: master),
                 totalDuration: playlist.totalDuration))
             var start = 0.0
@@ -148,6 +148,11 @@ public struct DownloadPlan: Sendable, Hashable {
             }
         }
         return exact + Int64(estimated.rounded(.up))
+    }
+
+    /// The local media playlist of the stream `name` in a package: `<name>.m3u8`.
+    public static func localPlaylistPath(ofStream name: String) -> String {
+        name + ".m3u8"
     }
 
     /// The key files to fetch and store (HTTP AES-128 or SAMPLE-AES keys).

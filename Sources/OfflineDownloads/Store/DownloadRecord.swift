@@ -30,7 +30,7 @@ public struct DownloadRecord: Sendable, Hashable, Codable, FetchableRecord, Pers
     public var requestedAt: Date
     /// When the first media byte was requested, if it was.
     public var startedAt: Date?
-    /// When the last segment was recorded complete, if it was.
+    /// When the download ended `downloaded` or `failed`, if it did.
     public var finishedAt: Date?
     /// When a license was last requested for this download, if one was.
     public var licenseRequestedAt: Date?

@@ -39,9 +39,17 @@ public struct PackageFiles: Sendable, Hashable {
     /// Call before writing the first byte of a segment.
     @discardableResult
     public func prepare(_ segment: SegmentRecord) throws(PackageFileError) -> String {
-        try Self.checkInside(segment.localPath)
-        try Self.makeDirectories(URL(fileURLWithPath: finalPath(for: segment)).deletingLastPathComponent().path)
-        return partPath(for: segment)
+        try prepare(localPath: segment.localPath)
+    }
+
+    /// `prepare(_:)` for any file of the package (e.g. an image of `PackageArtwork`),
+    /// named by its path relative to the package directory.
+    @discardableResult
+    public func prepare(localPath: String) throws(PackageFileError) -> String {
+        try Self.checkInside(localPath)
+        let final = directory + "/" + localPath
+        try Self.makeDirectories(URL(fileURLWithPath: final).deletingLastPathComponent().path)
+        return final + ".part"
     }
 
     /// Makes `segment`'s `.part` file its final file, durably: syncs the file, renames
@@ -49,9 +57,16 @@ public struct PackageFiles: Sendable, Hashable {
     /// `DownloadIndex.markSegmentComplete`, which must come after this and not before.
     @discardableResult
     public func commit(_ segment: SegmentRecord) throws(PackageFileError) -> Int64 {
-        try Self.checkInside(segment.localPath)
-        let part = partPath(for: segment)
-        let final = finalPath(for: segment)
+        try commit(localPath: segment.localPath)
+    }
+
+    /// `commit(_:)` for any file of the package, named by its path relative to the
+    /// package directory.
+    @discardableResult
+    public func commit(localPath: String) throws(PackageFileError) -> Int64 {
+        try Self.checkInside(localPath)
+        let final = directory + "/" + localPath
+        let part = final + ".part"
         let size = try Self.sync(part)
         guard rename(part, final) == 0 else { throw .system(operation: "rename", path: part, errno: errno) }
         _ = try Self.sync(URL(fileURLWithPath: final).deletingLastPathComponent().path, directory: true)
@@ -103,6 +118,13 @@ public struct PackageFiles: Sendable, Hashable {
             segment.state = size > 0 ? .partial : .pending
         }
         return segment
+    }
+
+    /// The local paths of `segments` whose file is not whole on disk: those that
+    /// `reconcile(segments:)` does not leave (or make) `complete`. For a download
+    /// recorded complete, the files someone removed or cut short behind the engine's back.
+    public func missingFiles(segments: [SegmentRecord]) -> [String] {
+        reconcile(segments: segments).filter { $0.state != .complete }.map(\.localPath)
     }
 
     /// Removes the package directory and everything in it. Idempotent.
