@@ -19,6 +19,11 @@ public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable 
     /// Answers `prepareForBackground` at once without finishing license exchanges
     /// (breaks `license-before-background`).
     case backgroundBeforeLicense = "background-before-license"
+    /// While the path it was last given has no interface, opens raw TCP connections to
+    /// the last known endpoint of every interface every 20 ms until the path returns,
+    /// as an app that probes reachability aggressively (or retries a refused port with
+    /// no backoff) does (breaks `bounded-retries`).
+    case hammerRefusedPort = "hammer-refused-port"
 
     /// The property each misbehaviour must make fail.
     public var brokenProperty: String {
@@ -27,6 +32,7 @@ public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable 
         case .failOnOutage: "auto-suspend-on-disconnect"
         case .refetchAfterCrash, .restartPartialSegments: "crash-recovery"
         case .backgroundBeforeLicense: "license-before-background"
+        case .hammerRefusedPort: "bounded-retries"
         }
     }
 }

@@ -24,6 +24,9 @@ struct ScenarioTraceBuilder {
     var partialSegments: [TracedPartialSegment] = []
     var userActions: [TracedUserAction] = []
     var notes: [TracedNote] = []
+    var connectionAttempts: [TracedConnectionAttempt] = []
+    /// An accepted connection's index in `connectionAttempts`, to attach its reset.
+    private var attemptIndex: [ConnectionID: Int] = [:]
 
     mutating func add(_ entry: TraceEntry) {
         switch entry.event {
@@ -41,6 +44,17 @@ struct ScenarioTraceBuilder {
             interfaceEvents.append(.link(t: t, interface: interface, up: true, mode: nil))
         case let .interfaceDown(interface, mode):
             interfaceEvents.append(.link(t: t, interface: interface, up: false, mode: mode))
+        case let .connectionAccepted(connection, interface, peer):
+            attemptIndex[connection] = connectionAttempts.count
+            connectionAttempts.append(TracedConnectionAttempt(
+                t: t, interface: interface, outcome: .accepted, connection: connection, peer: peer, resetAt: nil))
+        case let .connectionRefused(interface, peer):
+            connectionAttempts.append(TracedConnectionAttempt(
+                t: t, interface: interface, outcome: .refused, connection: nil, peer: peer, resetAt: nil))
+        case .connectionReset(let connection, _, _):
+            if let index = attemptIndex[connection], connectionAttempts[index].resetAt == nil {
+                connectionAttempts[index].resetAt = t
+            }
         default: break
         }
     }

@@ -2,6 +2,7 @@ import BenchCore
 import FixtureOrigin
 import Foundation
 import AppProtocol
+import LinkConditioner
 
 // The small facts `ScenarioTrace` derives from a merged trace, each with the trace
 // time (`t`, nanoseconds since the run's epoch) it happened at. Plain values: made
@@ -139,4 +140,28 @@ public struct TracedPartialSegment: Sendable, Hashable {
     public var bytes: Int64
     /// Its own range of `path` (`bytes=a-b`), nil for a whole resource.
     public var byteRange: String?
+}
+
+/// A connection the app tried to open through the conditioner, as the conditioner saw
+/// it: `connectionAccepted` (the interface was up, or blackholed: accepted and held) or
+/// `connectionRefused` (a down interface in reset or refuse mode accepted it and reset
+/// it at once; only with `ConditionerConfiguration.countsRefusals`, which the harness
+/// sets). The conditioner cannot tell which download an attempt was for.
+public struct TracedConnectionAttempt: Sendable, Hashable {
+    public enum Outcome: String, Sendable, Hashable {
+        case accepted
+        case refused
+    }
+
+    /// When the conditioner accepted (or refused) it.
+    public var t: UInt64
+    public var interface: InterfaceKind
+    public var outcome: Outcome
+    /// The conditioner's id of an accepted connection; nil for a refused one.
+    public var connection: ConnectionID?
+    /// The client's `host:port`.
+    public var peer: String
+    /// When the conditioner reset an accepted connection (`connectionReset`: the
+    /// interface went down in reset mode, a fault, an upstream failure); nil if it did not.
+    public var resetAt: UInt64?
 }

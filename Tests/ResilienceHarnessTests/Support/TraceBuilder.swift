@@ -2,6 +2,7 @@ import BenchCore
 import FixtureOrigin
 import Foundation
 import AppProtocol
+import LinkConditioner
 import ResilienceHarness
 import Testing
 
@@ -101,6 +102,38 @@ struct TraceBuilder {
     /// The app answers an `inspect` (the harness records the answer).
     mutating func inspect(_ inspection: AppInspection, at seconds: Double) {
         add(seconds, .harness(.inspected(inspection)))
+    }
+
+    // MARK: Conditioner
+
+    /// The conditioner reports an interface down (`interfaceDown`), as the link itself saw it.
+    mutating func conditionerDown(_ kind: InterfaceKind, mode: DownMode, at seconds: Double) {
+        add(seconds, .conditioner(.interfaceDown(interface: kind, mode: mode)))
+    }
+
+    /// The conditioner reports an interface up (`interfaceUp`).
+    mutating func conditionerUp(_ kind: InterfaceKind, at seconds: Double) {
+        add(seconds, .conditioner(.interfaceUp(interface: kind)))
+    }
+
+    /// The conditioner accepted connection `connection` on `kind` (up, or blackholed and held).
+    mutating func accepted(_ kind: InterfaceKind, connection: UInt64, at seconds: Double, peer: String = "127.0.0.1:40000") {
+        add(seconds, .conditioner(.connectionAccepted(connection: ConnectionID(connection), interface: kind, peer: peer)))
+    }
+
+    /// The conditioner reset connection `connection` on `kind`.
+    mutating func connectionReset(_ kind: InterfaceKind, connection: UInt64, at seconds: Double, reason: String = "test") {
+        add(seconds, .conditioner(.connectionReset(connection: ConnectionID(connection), interface: kind, reason: reason)))
+    }
+
+    /// A down (reset, refuse) interface accepted a connection and reset it at once.
+    mutating func refused(_ kind: InterfaceKind, at seconds: Double, peer: String = "127.0.0.1:40001") {
+        add(seconds, .conditioner(.connectionRefused(interface: kind, peer: peer)))
+    }
+
+    /// `count` refused connects on `kind`, the first at `start`, then one every `every` seconds.
+    mutating func refused(_ kind: InterfaceKind, count: Int, from start: Double, every: Double) {
+        for index in 0..<count { refused(kind, at: start + Double(index) * every) }
     }
 
     // MARK: Origin and license server
