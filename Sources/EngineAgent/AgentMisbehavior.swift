@@ -25,6 +25,11 @@ public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable 
     /// request takes whatever route is up, cellular included). The download itself goes
     /// through the path as usual (breaks `cellular-policy`).
     case bypassConditioner = "bypass-conditioner"
+    /// While the path it was last given has no interface, opens raw TCP connections to
+    /// the last known endpoint of every interface every 20 ms until the path returns,
+    /// as an app that probes reachability aggressively (or retries a refused port with
+    /// no backoff) does (breaks `bounded-retries`).
+    case hammerRefusedPort = "hammer-refused-port"
 
     /// The property each misbehaviour must make fail.
     public var brokenProperty: String {
@@ -34,6 +39,7 @@ public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable 
         case .refetchAfterCrash, .restartPartialSegments: "crash-recovery"
         case .backgroundBeforeLicense: "license-before-background"
         case .bypassConditioner: "cellular-policy"
+        case .hammerRefusedPort: "bounded-retries"
         }
     }
 }

@@ -19,6 +19,7 @@ extension AgentRuntime {
     func perform(_ command: AppCommand) async throws(EngineError) -> AppReplyValue {
         switch command {
         case .setPath(let path):
+            probe?.pathChanged(path)
             feed.update(options.misbehavior?.pathForEngine(path) ?? path)
         case .setForeground(let foreground):
             await engine.setForeground(foreground)

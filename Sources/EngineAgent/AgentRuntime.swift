@@ -28,6 +28,8 @@ public final class AgentRuntime: Sendable {
     let feed: NetworkPathFeed
     let output: AgentOutput
     let inspector: AgentInspector
+    /// `hammerRefusedPort`'s probe, fed every path the harness gives; nil otherwise.
+    let probe: AgentReachabilityProbe?
 
     private init(options: AgentOptions, storage: String, engine: DownloadManager, feed: NetworkPathFeed, output: AgentOutput) {
         self.options = options
@@ -36,6 +38,7 @@ public final class AgentRuntime: Sendable {
         self.feed = feed
         self.output = output
         inspector = AgentInspector(storageDirectory: storage)
+        probe = options.misbehavior == .hammerRefusedPort ? AgentReachabilityProbe() : nil
     }
 
     /// The capabilities Deadzone's engine declares: all of them.
@@ -163,6 +166,7 @@ public final class AgentRuntime: Sendable {
 
     /// Shuts the engine down and waits until its last event is written.
     private func stop(_ relay: Task<Void, Never>) async {
+        probe?.stop()
         await engine.shutdown()
         feed.finish()
         await relay.value

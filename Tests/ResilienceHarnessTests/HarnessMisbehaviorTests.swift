@@ -32,6 +32,7 @@ import Testing
         (.restartPartialSegments, "crash-recovery"),
         (.backgroundBeforeLicense, "license-before-background"),
         (.bypassConditioner, "cellular-policy"),
+        (.hammerRefusedPort, "auto-suspend-on-disconnect"),
     ]
 
     @Test(arguments: cases.map(\.0))
@@ -52,6 +53,11 @@ import Testing
         if misbehavior == .restartPartialSegments {
             // Caught by the Range rule: a partial segment fetched again from byte 0.
             #expect(broken.evidence.contains { $0.text.contains("asked no Range (from byte 0)") },
+                    "\(broken.evidence.map(\.text))")
+        }
+        if misbehavior == .hammerRefusedPort {
+            // Caught at the conditioner: refused connects, which never reach the origin.
+            #expect(broken.evidence.contains { $0.text.contains("connection attempts on wifi") && $0.text.contains("above") },
                     "\(broken.evidence.map(\.text))")
         }
     }

@@ -13,28 +13,29 @@ import Testing
         precondition.evaluate(b.trace, context)
     }
 
-    /// WiFi goes down (`mode`) at 10 s; a segment of `clear` is answered from `start` to `end`.
-    func outage(_ mode: DownMode, requestFrom start: Double, to end: Double) -> TraceBuilder {
+    /// WiFi goes down (`mode`) at 10 s; a segment of `clear` is delivered from `start` to `end`.
+    func outage(_ mode: DownMode, deliveredFrom start: Double, to end: Double) -> TraceBuilder {
         var b = TraceBuilder()
         b.request("d1", video: "clear", at: 0)
-        b.origin("/videos/clear/400k/seg3.ts", bytes: 5000, at: end, duration: end - start)
+        b.delivery("/videos/clear/400k/seg3.ts", connection: 1, from: start, to: end)
         b.add(10, .conditioner(.interfaceDown(interface: .wifi, mode: mode)))
         return b
     }
 
     @Test func anOutageCountsOnlyWhenItHitATransfer() {
-        let met = evaluate(ScenarioPreconditions.outageHitATransfer(.reset), outage(.reset, requestFrom: 9, to: 10.2))
+        let met = evaluate(ScenarioPreconditions.outageHitATransfer(.reset), outage(.reset, deliveredFrom: 8, to: 10))
         #expect(met.met, "\(met.detail)")
-        #expect(met.detail.contains("WiFi down (reset) at 10.000 s while /videos/clear/400k/seg3.ts was being answered"))
-        let idle = evaluate(ScenarioPreconditions.outageHitATransfer(.reset), outage(.reset, requestFrom: 7, to: 9))
-        #expect(!idle.met && idle.detail.contains("with no request of the app in flight"), "\(idle.detail)")
-        let otherMode = evaluate(ScenarioPreconditions.outageHitATransfer(.blackhole), outage(.reset, requestFrom: 9, to: 11))
+        #expect(met.detail.contains("WiFi down (reset) at 10.000 s while connection #1 was delivering /videos/clear/400k/seg3.ts"),
+                "\(met.detail)")
+        let idle = evaluate(ScenarioPreconditions.outageHitATransfer(.reset), outage(.reset, deliveredFrom: 7, to: 9))
+        #expect(!idle.met && idle.detail.contains("with nothing being delivered to the app through it"), "\(idle.detail)")
+        let otherMode = evaluate(ScenarioPreconditions.outageHitATransfer(.blackhole), outage(.reset, deliveredFrom: 9, to: 11))
         #expect(!otherMode.met && otherMode.detail == "WiFi never went down in blackhole mode")
-        // A request that did not come through the conditioner proves nothing.
-        var direct = TraceBuilder()
-        direct.origin("/videos/clear/400k/seg3.ts", bytes: 5000, interface: nil, at: 11, duration: 2)
-        direct.add(10, .conditioner(.interfaceDown(interface: .wifi, mode: .refuse)))
-        #expect(!evaluate(ScenarioPreconditions.outageHitATransfer(.refuse), direct).met)
+        // The origin's log alone does not count: it answered in a millisecond, long before.
+        var logged = TraceBuilder()
+        logged.origin("/videos/clear/400k/seg3.ts", bytes: 5000, at: 10.5, duration: 2)
+        logged.add(10, .conditioner(.interfaceDown(interface: .wifi, mode: .refuse)))
+        #expect(!evaluate(ScenarioPreconditions.outageHitATransfer(.refuse), logged).met)
     }
 
     @Test func cellularOnlyMustFindBothKindsOfDownloadIncomplete() {
@@ -56,20 +57,20 @@ import Testing
         var b = TraceBuilder()
         b.launch(after: .clean, at: 0)
         b.request("d1", video: "clear", at: 0.5)
-        b.origin("/videos/clear/400k/seg1.ts", bytes: 9000, at: 3, duration: 2)  // answered 1–3 s
+        b.delivery("/videos/clear/400k/seg1.ts", connection: 1, from: 1, to: 2)
         b.kill(at: 2)
         b.launch(after: .crash, at: 2.5)
         b.kill(at: 8)  // nothing in flight
         b.launch(after: .crash, at: 8.5)
         let one = evaluate(ScenarioPreconditions.killsWithBytesInFlight(1), b)
-        #expect(one.met && one.detail.hasPrefix("1 kill of 2 came while the origin was sending"), "\(one.detail)")
+        #expect(one.met && one.detail.hasPrefix("1 kill of 2 came while the conditioner was delivering"), "\(one.detail)")
         let two = evaluate(ScenarioPreconditions.killsWithBytesInFlight(2), b)
         #expect(!two.met && two.detail.hasSuffix("(2 needed)"), "\(two.detail)")
         // A kill followed by a force-quit relaunch is no crash recovery.
         var forced = TraceBuilder()
         forced.launch(after: .clean, at: 0)
         forced.request("d1", video: "clear", at: 0.5)
-        forced.origin("/videos/clear/400k/seg1.ts", bytes: 9000, at: 3, duration: 2)
+        forced.delivery("/videos/clear/400k/seg1.ts", connection: 1, from: 1, to: 2)
         forced.kill(at: 2)
         forced.launch(after: .userForceQuit, at: 2.5)
         #expect(!evaluate(ScenarioPreconditions.killsWithBytesInFlight(1), forced).met)
@@ -96,7 +97,8 @@ import Testing
         b.interface(.wifi, up: true, at: 0)
         b.request("d1", video: "clear", at: 0)
         b.request("d2", video: "http-key", at: 0)
-        b.origin("/videos/clear/400k/seg2.ts", bytes: 9000, at: 3, duration: 2)
+        b.delivery("/videos/http-key/400k/seg2.ts", connection: 2, from: 1, to: 3)
+        b.delivery("/videos/clear/400k/seg2.ts", connection: 1, from: 1, to: 2)
         b.userAction("pause", "d1", at: 2)
         b.userAction("cancel", "d2", at: 4)
         b.state("d1", .downloaded, at: 10)
@@ -112,7 +114,9 @@ import Testing
         }
         var idle = TraceBuilder()
         idle.request("d1", video: "clear", at: 0)
-        idle.origin("/videos/clear/400k/seg2.ts", bytes: 9000, at: 1.5, duration: 1)
+        idle.request("d2", video: "http-key", at: 0)
+        idle.delivery("/videos/clear/400k/seg2.ts", connection: 1, from: 0.5, to: 1)
+        idle.delivery("/videos/http-key/400k/seg2.ts", connection: 2, from: 1, to: 3)  // another video's bytes
         idle.userAction("pause", "d1", at: 2)
         idle.state("d1", .downloaded, at: 3)
         idle.userAction("cancel", "d1", at: 4)

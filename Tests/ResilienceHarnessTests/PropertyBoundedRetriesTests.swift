@@ -48,3 +48,159 @@ import Testing
         #expect(evaluate(id, b).outcome == .notApplicable)
     }
 }
+
+/// `bounded-retries`' connection-attempt check: what the conditioner saw during an outage.
+@Suite struct PropertyBoundedRetriesAttemptTests {
+    let id = "bounded-retries"
+
+    /// d1 (WiFi only) downloads; WiFi goes down in `mode` at 10 s and returns at 20 s,
+    /// seen by the harness and the conditioner alike.
+    func outage(_ mode: DownMode = .reset, downloads: [String] = ["d1"]) -> TraceBuilder {
+        var b = TraceBuilder()
+        b.interface(.wifi, up: true, at: 0)
+        b.interface(.cellular, up: false, mode: .refuse, at: 0)
+        for token in downloads {
+            b.request(token, video: "clear-\(token)", at: 0.5)
+            b.state(token, .downloading, at: 1)
+        }
+        b.accepted(.wifi, connection: 1, at: 1)
+        b.interface(.wifi, up: false, mode: mode, at: 10)
+        b.conditionerDown(.wifi, mode: mode, at: 10)
+        if mode == .reset { b.connectionReset(.wifi, connection: 1, at: 10) }
+        for token in downloads { b.state(token, .suspended(.network), at: 10.2) }
+        return b
+    }
+
+    func recovered(_ b: inout TraceBuilder, downloads: [String] = ["d1"]) {
+        b.interface(.wifi, up: true, at: 20)
+        b.conditionerUp(.wifi, at: 20)
+        b.accepted(.wifi, connection: 100, at: 20.1)
+        for token in downloads {
+            b.state(token, .downloading, at: 20.2)
+            b.state(token, .downloaded, at: 30)
+        }
+    }
+
+    @Test func aClientHammeringARefusedPortFails() {
+        var b = outage()
+        b.refused(.wifi, count: 200, from: 10, every: 0.05)
+        recovered(&b)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 10, contains: "200 connection attempts on wifi (0 accepted, 200 refused at the "
+            + "conditioner) during the outage from 10.000 s (wifi down (reset)) lasting 10.000 s: 20.0 per second, "
+            + "above the bound of 20.0 (10 + 1.0 per second × 10.0 s)")
+        expectEvidence(verdict, at: 10, contains: "download d1 in flight (the app's attempts")
+        #expect(verdict.summary.contains("1 retry storm"), "\(verdict.summary)")
+        // The bound is the context's.
+        #expect(evaluate(id, b, PropertyContext(retryBurst: 190)).outcome == .passed)
+        #expect(evaluate(id, b, PropertyContext(retryRate: 19)).outcome == .passed)
+        #expect(evaluate(id, b, PropertyContext(retryRate: 18.9)).outcome == .failed)
+    }
+
+    @Test func aClientThatBacksOffPasses() {
+        var b = outage(.refuse)
+        // Two connects per retry (two segments at a time), the waits doubling.
+        for t in [10.0, 10.4, 11.2, 12.9, 16.1] {
+            b.refused(.wifi, at: t)
+            b.refused(.wifi, at: t + 0.01)
+        }
+        recovered(&b)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .passed)
+        expectEvidence(verdict, at: 10, contains: "10 connection attempts on wifi (0 accepted, 10 refused at the "
+            + "conditioner) during the outage from 10.000 s (wifi down (refuse)) lasting 10.000 s: 1.0 per second, "
+            + "within the bound of 20.0")
+        #expect(verdict.summary.contains("At most 10 (1.0 per second) connection attempts per outage"), "\(verdict.summary)")
+    }
+
+    @Test func connectionsABlackholedInterfaceAcceptsAndHoldsCount() {
+        var b = outage(.blackhole)
+        for index in 0..<30 { b.accepted(.wifi, connection: UInt64(10 + index), at: 10 + Double(index) * 0.3) }
+        recovered(&b)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 10, contains: "30 connection attempts on wifi (30 accepted, 0 refused at the conditioner)")
+    }
+
+    @Test func attemptsOnAnInterfaceTheDownloadMayNotUseAreNotCounted() {
+        var b = outage()
+        b.interface(.cellular, up: true, at: 9)
+        for index in 0..<200 { b.accepted(.cellular, connection: UInt64(10 + index), at: 10 + Double(index) * 0.05) }
+        recovered(&b)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .passed)
+        expectEvidence(verdict, at: 10, contains: "0 connection attempts on wifi")
+    }
+
+    @Test func anOutageSharedByTwoDownloadsIsJudgedOnceForTheApp() {
+        var b = outage(downloads: ["d1", "d2"])
+        b.refused(.wifi, count: 50, from: 10, every: 0.1)
+        recovered(&b, downloads: ["d1", "d2"])
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .failed)
+        let storms = verdict.evidence.filter { $0.text.contains("connection attempts") }
+        #expect(storms.count == 1, "\(storms)")
+        expectEvidence(verdict, at: 10, contains: "50 connection attempts on wifi")
+        expectEvidence(verdict, at: 10, contains: "downloads d1, d2 in flight")
+
+        var calm = outage(downloads: ["d1", "d2"])
+        calm.refused(.wifi, count: 15, from: 10, every: 0.5)
+        recovered(&calm, downloads: ["d1", "d2"])
+        let passed = evaluate(id, calm)
+        #expect(passed.outcome == .passed)
+        #expect(passed.evidence.filter { $0.text.contains("connection attempts") }.count == 1)
+        // Each download's origin requests are still judged on their own.
+        expectEvidence(passed, at: 10, contains: "0 origin requests for download d1")
+        expectEvidence(passed, at: 10, contains: "0 origin requests for download d2")
+    }
+
+    @Test func attemptsBeforeADownloadWasRequestedAreNotItsRetries() {
+        var b = TraceBuilder()
+        b.interface(.wifi, up: false, mode: .refuse, at: 0)
+        b.interface(.cellular, up: false, mode: .refuse, at: 0)
+        b.refused(.wifi, count: 100, from: 1, every: 0.05)
+        b.request("d1", video: "clear", at: 10)
+        b.refused(.wifi, count: 5, from: 10.5, every: 2)
+        recovered(&b)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .passed)
+        expectEvidence(verdict, at: 0, contains: "5 connection attempts on wifi (0 accepted, 5 refused at the conditioner) "
+            + "during the outage from 0.000 s (wifi down (refuse)) lasting 20.000 s, counted from the request at 10.000 s")
+    }
+
+    @Test func aStormWithNoDownloadInFlightIsNotApplicable() {
+        var b = TraceBuilder()
+        b.interface(.wifi, up: true, at: 0)
+        b.request("d1", video: "clear", at: 0.5)
+        b.state("d1", .downloading, at: 1)
+        b.state("d1", .downloaded, at: 5)
+        b.interface(.wifi, up: false, at: 10)
+        b.refused(.wifi, count: 200, from: 10, every: 0.05)
+        b.interface(.wifi, up: true, at: 20)
+        #expect(evaluate(id, b).outcome == .notApplicable)
+    }
+}
+
+/// The connection attempts `ScenarioTrace` derives from the conditioner's events.
+@Suite struct ConnectionAttemptFactsTests {
+    @Test func acceptedAndRefusedConnectsAreAttemptsWithTheirResets() {
+        var b = TraceBuilder()
+        b.accepted(.wifi, connection: 1, at: 1)
+        b.accepted(.cellular, connection: 2, at: 2)
+        b.connectionReset(.wifi, connection: 1, at: 3)
+        b.refused(.wifi, at: 4, peer: "127.0.0.1:5000")
+        b.refused(.cellular, at: 5)
+        let trace = b.trace
+        #expect(trace.connectionAttempts.map(\.t) == [ns(1), ns(2), ns(4), ns(5)])
+        #expect(trace.connectionAttempts.map(\.outcome) == [.accepted, .accepted, .refused, .refused])
+        #expect(trace.connectionAttempts.map(\.interface) == [.wifi, .cellular, .wifi, .cellular])
+        #expect(trace.connectionAttempts[0].resetAt == ns(3))
+        #expect(trace.connectionAttempts[1].resetAt == nil)
+        #expect(trace.connectionAttempts[2].peer == "127.0.0.1:5000")
+        #expect(trace.connectionAttempts[2].connection == nil)
+        let wifi = trace.connectionAttempts(on: [.wifi], from: ns(1), before: ns(4))
+        #expect(wifi.map(\.t) == [ns(1)])
+        #expect(trace.connectionAttempts(on: [.wifi, .cellular], from: ns(2), before: nil).count == 3)
+    }
+}

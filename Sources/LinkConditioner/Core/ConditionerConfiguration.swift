@@ -25,6 +25,15 @@ public struct ConditionerConfiguration: Sendable {
     /// trade between delay precision and CPU (each wake-up writes to every socket
     /// with bytes due).
     public var timerSlack: Duration
+    /// How a down interface in `reset` or `refuse` mode turns new connections away.
+    /// false (default): its socket stays bound but stops listening, so the kernel
+    /// answers SYN with RST (the client's connect fails with ECONNREFUSED) and the
+    /// conditioner never sees the attempt. true: it keeps listening, accepts each new
+    /// connection, reports it (`connectionRefused`), counts it
+    /// (`InterfaceCounters.connectionsRefused`) and closes it at once with RST: the
+    /// client's connect succeeds and the connection is reset right after. The harness
+    /// turns it on to count every connection attempt an app makes during an outage.
+    public var countsRefusals: Bool
 
     public init(
         upstream: SocketAddress,
@@ -36,7 +45,8 @@ public struct ConditionerConfiguration: Sendable {
         progressInterval: Duration = .milliseconds(250),
         stallThreshold: Duration = .seconds(1),
         defaultQueueLimitBytes: Int = 1 << 20,
-        timerSlack: Duration = .microseconds(250)
+        timerSlack: Duration = .microseconds(250),
+        countsRefusals: Bool = false
     ) {
         self.upstream = upstream
         self.listeners = listeners
@@ -48,6 +58,7 @@ public struct ConditionerConfiguration: Sendable {
         self.stallThreshold = stallThreshold
         self.defaultQueueLimitBytes = defaultQueueLimitBytes
         self.timerSlack = timerSlack
+        self.countsRefusals = countsRefusals
     }
 
     /// wifi 127.0.0.2, cellular 127.0.0.3 (ephemeral ports) on Linux; 127.0.0.1 elsewhere.

@@ -63,21 +63,21 @@ extension ConditionerCore {
         runtime.setup.state = state
         switch state {
         case .up:
-            acceptNewConnections(runtime)
+            followAdmission(runtime)
             emit(.interfaceUp(interface: kind))
             if !wasForwarding { resumeForwarding(runtime) }
         case .down(let mode):
             emit(.interfaceDown(interface: kind, mode: mode))
+            // Reset and refuse: the kernel refuses new connections, or (countsRefusals)
+            // the listener accepts, counts and resets them. Blackhole: accepted and held.
+            followAdmission(runtime)
             let connections = runtime.connections.values.sorted { $0.id < $1.id }
             switch mode {
             case .reset:
-                refuseNewConnections(runtime)
                 for connection in connections { connection.reset(reason: "interface \(kind) down (reset)") }
             case .refuse:
-                refuseNewConnections(runtime)
                 for connection in connections { connection.finish(reason: "interface \(kind) down (refuse)") }
             case .blackhole:
-                acceptNewConnections(runtime)
                 for connection in connections { connection.pauseReading() }
             }
         }

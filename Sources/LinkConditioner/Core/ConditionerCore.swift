@@ -20,8 +20,8 @@ final class ConditionerCore {
     var publisher: PathPublisher
     /// The true path last announced with `pathChanged`.
     var knownPath = NetworkPath(interfaces: [])
-    private var generator: SeededGenerator
-    private var nextConnectionID: UInt64 = 1
+    var generator: SeededGenerator
+    var nextConnectionID: UInt64 = 1
     /// Accepted connections waiting out a slow connect: (deadline, connection).
     var slowConnects: [(UInt64, ConnectionID, InterfaceKind)] = []
     private var deadlineTimer: UVPreciseTimer!
@@ -62,7 +62,8 @@ final class ConditionerCore {
             let setup = profile.initial[kind] ?? .defaultSetup(for: kind)
             let address = configuration.listeners[kind] ?? SocketAddress(host: "127.0.0.1", port: 0)
             let runtime = InterfaceRuntime(kind: kind, setup: setup, endpoint: address,
-                                           generator: generator, now: startTime)
+                                           generator: generator, now: startTime,
+                                           countsRefusals: configuration.countsRefusals)
             interfaces[kind] = runtime
             counters[kind] = InterfaceCounters()
             try openListener(runtime)
@@ -80,88 +81,6 @@ final class ConditionerCore {
         tickTimer.start(milliseconds: tick, repeatMilliseconds: tick)
         rearm()
         return interfaces.mapValues(\.endpoint)
-    }
-
-    // MARK: - Listeners
-
-    /// Binds the interface's socket; listens when the interface accepts connections.
-    func openListener(_ runtime: InterfaceRuntime) throws(LibUVError) {
-        let socket = UVTCP(loop: loop, pool: pool)
-        let rc = socket.bind(runtime.endpoint)
-        if rc != 0 {
-            socket.close()
-            throw LibUVError(operation: "bind \(runtime.kind) to \(runtime.endpoint)", code: rc)
-        }
-        if runtime.endpoint.port == 0, let bound = socket.localAddress { runtime.endpoint = bound }
-        runtime.listener = socket
-        runtime.isListening = false
-        if runtime.acceptsConnections { try startListening(runtime) }
-    }
-
-    private func startListening(_ runtime: InterfaceRuntime) throws(LibUVError) {
-        guard let listener = runtime.listener, !runtime.isListening else { return }
-        listener.onConnection = { [unowned self, unowned runtime] status in
-            self.accept(on: runtime, status: status)
-        }
-        let rc = listener.listen()
-        if rc != 0 { throw LibUVError(operation: "listen on \(runtime.endpoint)", code: rc) }
-        runtime.isListening = true
-    }
-
-    /// Makes new connections to the interface fail with ECONNREFUSED: a bound,
-    /// non-listening socket keeps the port and answers SYN with RST.
-    func refuseNewConnections(_ runtime: InterfaceRuntime) {
-        guard runtime.isListening else { return }
-        runtime.listener?.close()
-        runtime.listener = nil
-        runtime.isListening = false
-        do { try openListener(runtime) } catch {
-            emit(.listenerFailed(interface: runtime.kind, error: "could not rebind: \(error)"))
-        }
-    }
-
-    /// Listens again after a refusing spell.
-    func acceptNewConnections(_ runtime: InterfaceRuntime) {
-        do {
-            if runtime.listener == nil { try openListener(runtime) } else { try startListening(runtime) }
-        } catch {
-            emit(.listenerFailed(interface: runtime.kind, error: "could not listen again: \(error)"))
-        }
-    }
-
-    private func accept(on runtime: InterfaceRuntime, status: Int32) {
-        guard status == 0, let listener = runtime.listener, !isStopping else { return }
-        let client = UVTCP(loop: loop, pool: pool)
-        guard listener.accept(into: client) == 0 else { client.close(); return }
-        client.setNoDelay()
-        let id = ConnectionID(rawValue: nextConnectionID)
-        nextConnectionID += 1
-        let faults = ConnectionFaultState(faults: runtime.setup.link.faults,
-                                          generator: generator.derived("connection.\(id.rawValue)"))
-        let connection = ProxyConnection(id: id, interface: runtime.kind, client: client, core: self, faults: faults)
-        runtime.connections[id] = connection
-        counters[runtime.kind]?.connectionsAccepted += 1
-        emit(.connectionAccepted(connection: id, interface: runtime.kind, peer: connection.peer))
-        guard runtime.isForwarding else { return }  // blackholed: held until the interface is up
-        startConnecting(connection, runtime)
-    }
-
-    /// Connects upstream now, or after the slow-connect delay.
-    func startConnecting(_ connection: ProxyConnection, _ runtime: InterfaceRuntime) {
-        if let delay = ConnectionFaultState.slowConnectDelay(link: runtime.setup.link) {
-            slowConnects.append((now + delay, connection.id, runtime.kind))
-            rearm()
-            return
-        }
-        connectNow(connection, runtime)
-    }
-
-    private func connectNow(_ connection: ProxyConnection, _ runtime: InterfaceRuntime) {
-        let header = configuration.proxyProtocol
-            ? ProxyProtocolHeader.line(client: connection.client.peerAddress ?? SocketAddress(host: "0.0.0.0", port: 0),
-                                       listener: runtime.endpoint)
-            : nil
-        connection.connectUpstream(to: configuration.upstream, proxyHeader: header)
     }
 
     // MARK: - Data path

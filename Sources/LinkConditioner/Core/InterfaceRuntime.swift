@@ -11,11 +11,16 @@ final class InterfaceRuntime {
     var isListening = false
     var schedulers: [Direction: LinkScheduler]
     var connections: [ConnectionID: ProxyConnection] = [:]
+    /// `ConditionerConfiguration.countsRefusals`: a down (reset, refuse) interface
+    /// accepts and resets instead of letting the kernel refuse.
+    let countsRefusals: Bool
 
-    init(kind: InterfaceKind, setup: InterfaceSetup, endpoint: SocketAddress, generator: SeededGenerator, now: UInt64) {
+    init(kind: InterfaceKind, setup: InterfaceSetup, endpoint: SocketAddress, generator: SeededGenerator, now: UInt64,
+         countsRefusals: Bool = false) {
         self.kind = kind
         self.setup = setup
         self.endpoint = endpoint
+        self.countsRefusals = countsRefusals
         let rto = setup.link.retransmissionTimeout.nanoseconds
         schedulers = [
             .downlink: LinkScheduler(parameters: setup.link.downlink, retransmissionTimeout: rto,
@@ -28,7 +33,10 @@ final class InterfaceRuntime {
     /// True when bytes may move: up. A blackholed interface holds everything.
     var isForwarding: Bool { setup.state == .up }
 
-    /// True when new connections are accepted: up or blackholed.
+    /// What happens to a new connection now.
+    var admission: Admission { Admission(state: setup.state, countsRefusals: countsRefusals) }
+
+    /// True when new connections are accepted and kept: up or blackholed.
     var acceptsConnections: Bool {
         switch setup.state {
         case .up, .down(.blackhole): true
@@ -47,4 +55,31 @@ final class InterfaceRuntime {
     func queueLimit(_ direction: Direction, default fallback: Int) -> Int {
         setup.link[direction].queueLimitBytes ?? fallback
     }
+}
+
+/// What an interface does with a new connection, by its state: the rule the core
+/// follows when it listens, refuses, or accepts and resets. Pure.
+enum Admission: Equatable, Sendable {
+    /// Up: accept and forward.
+    case forward
+    /// Blackholed: accept and hold until the interface is up.
+    case hold
+    /// Down (reset or refuse): the kernel refuses (a bound socket that does not listen
+    /// answers SYN with RST, the client's connect fails with ECONNREFUSED); the
+    /// conditioner never sees the attempt.
+    case refuseInKernel
+    /// Down (reset or refuse) with `countsRefusals`: accept, count (`connectionRefused`),
+    /// and close at once with RST (the client's connect succeeds, then it is reset).
+    case acceptAndReset
+
+    init(state: InterfaceState, countsRefusals: Bool) {
+        switch state {
+        case .up: self = .forward
+        case .down(.blackhole): self = .hold
+        case .down(.reset), .down(.refuse): self = countsRefusals ? .acceptAndReset : .refuseInKernel
+        }
+    }
+
+    /// Whether the interface's socket listens (else it is only bound).
+    var listens: Bool { self != .refuseInKernel }
 }

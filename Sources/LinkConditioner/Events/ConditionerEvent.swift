@@ -23,6 +23,10 @@ public struct ConditionerEvent: Codable, Equatable, Sendable {
         /// A listener is ready; `endpoint` is what clients connect to.
         case listening(interface: InterfaceKind, endpoint: String)
         case connectionAccepted(connection: ConnectionID, interface: InterfaceKind, peer: String)
+        /// A new connection to a down (reset or refuse) interface was accepted and closed
+        /// at once with RST, with `ConditionerConfiguration.countsRefusals` on (without it
+        /// the kernel refuses and nothing is seen). It gets no connection id.
+        case connectionRefused(interface: InterfaceKind, peer: String)
         case upstreamConnected(connection: ConnectionID, interface: InterfaceKind, connectMilliseconds: Double)
         case upstreamFailed(connection: ConnectionID, interface: InterfaceKind, error: String)
         /// Periodic and final: `bytes` since the previous report, `total` since the start.

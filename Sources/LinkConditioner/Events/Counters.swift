@@ -5,6 +5,9 @@ public struct InterfaceCounters: Codable, Equatable, Sendable {
     public var bytesDownlink = 0
     public var bytesUplink = 0
     public var connectionsAccepted = 0
+    /// New connections to a down (reset, refuse) interface accepted and reset at once
+    /// (`ConditionerConfiguration.countsRefusals`); 0 when the kernel refuses them.
+    public var connectionsRefused = 0
     public var connectionsReset = 0
     public var connectionsClosed = 0
     public var upstreamFailures = 0

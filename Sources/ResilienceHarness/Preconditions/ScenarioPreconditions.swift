@@ -10,15 +10,15 @@ public enum ScenarioPreconditions {
         Precondition("a \(mode.rawValue) outage of WiFi hit a transfer in flight") { trace, _ in
             let outages = trace.interfacesTakenDown.filter { $0.interface == .wifi && $0.mode == mode }
             for outage in outages {
-                if let hit = trace.requestsInFlight(at: outage.t, through: .wifi).first {
-                    return .met("WiFi down (\(mode.rawValue)) at \(Wording.time(outage.t)) while \(hit.path) was "
-                        + "being answered (\(hit.record.bytesSent) bytes sent, \(Wording.time(hit.start))–\(Wording.time(hit.t)))")
+                if let hit = trace.transfersInFlight(at: outage.t, through: .wifi).first {
+                    return .met("WiFi down (\(mode.rawValue)) at \(Wording.time(outage.t)) while connection "
+                        + "\(hit.connection) was delivering \(hit.request?.path ?? "a response") to the app")
                 }
             }
             return outages.isEmpty
                 ? .unmet("WiFi never went down in \(mode.rawValue) mode")
                 : .unmet("WiFi went down in \(mode.rawValue) mode \(Wording.count(outages.count, "time")) (first at "
-                    + "\(Wording.time(outages[0].t))) with no request of the app in flight through it")
+                    + "\(Wording.time(outages[0].t))) with nothing being delivered to the app through it")
         }
     }
 
@@ -47,10 +47,10 @@ public enum ScenarioPreconditions {
         Precondition("\(count) kills while bytes were in flight, relaunched after a crash") { trace, _ in
             let counted = trace.restarts.filter { restart in
                 guard let launch = restart.launch, !launch.after.failsDownloadsInFlight else { return false }
-                return !trace.requestsInFlight(at: restart.kill.t).isEmpty
+                return !trace.transfersInFlight(at: restart.kill.t).isEmpty
             }
-            let detail = "\(Wording.count(counted.count, "kill")) of \(trace.restarts.count) came while the origin was "
-                + "sending the app bytes and was followed by a relaunch after a crash: "
+            let detail = "\(Wording.count(counted.count, "kill")) of \(trace.restarts.count) came while the conditioner "
+                + "was delivering response bytes to the app and was followed by a relaunch after a crash: "
                 + counted.map { Wording.time($0.kill.t) }.joined(separator: ", ")
             return counted.count >= count ? .met(detail) : .unmet(detail + " (\(count) needed)")
         }
@@ -98,12 +98,13 @@ public enum ScenarioPreconditions {
         trace, _ in
         for action in trace.userActions where action.action == "pause" && action.error == nil {
             guard let download = trace.download(action.download) else { continue }
-            if let hit = trace.requestsInFlight(at: action.t).first(where: { $0.video == download.video }) {
+            let hits = trace.transfersInFlight(at: action.t).compactMap(\.request)
+            if let hit = hits.first(where: { $0.video == download.video }) {
                 return .met("paused download \(download.token) at \(Wording.time(action.t)) while \(hit.path) was "
-                    + "being answered")
+                    + "being delivered to the app")
             }
         }
-        return .unmet("no pause came while the origin was answering a request of the paused download")
+        return .unmet("no pause came while a response for the paused download was being delivered to the app")
     }
 
     /// `housekeeping`: a cancel of a download that was incomplete.

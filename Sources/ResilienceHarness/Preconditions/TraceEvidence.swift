@@ -1,15 +1,32 @@
 import AppProtocol
 import BenchCore
+import LinkConditioner
 
 /// Questions preconditions ask of the evidence in a trace (never of the app's claims).
 extension ScenarioTrace {
-    /// The app's requests (through the conditioner) that the origin was answering at `t`
-    /// with a body: started at or before `t` and ended at or after it. A request cut by
-    /// an outage or a kill is logged when its connection closed, so it counts.
-    public func requestsInFlight(at t: UInt64, through interface: InterfaceKind? = nil) -> [TracedOriginRequest] {
-        originRequests.filter { request in
-            request.start <= t && request.t >= t && request.record.interface != nil && request.record.bytesSent > 0
-                && (interface.map { request.record.interface == $0.rawValue } ?? true)
+    /// The transfers reaching the app around `t`: connections through which the
+    /// conditioner delivered response bytes to the app (`bytesForwarded` downlink, within
+    /// `window` before `t` up to its next report after `t`), each with the origin request
+    /// it carried then (the connection's latest request begun before `t`, matched by the
+    /// client address the PROXY header names). The origin's own log cannot say this: it
+    /// hands a response to the conditioner in a millisecond and the conditioner feeds it
+    /// to the app at the link's rate for seconds after.
+    public func transfersInFlight(
+        at t: UInt64, through interface: InterfaceKind? = nil, window: UInt64 = 500_000_000
+    ) -> [InFlightTransfer] {
+        let reportWindow: UInt64 = 300_000_000  // the conditioner reports every 250 ms
+        let flowing = linkBytes.filter { bytes in
+            bytes.direction == .downlink && bytes.bytes > 0 && bytes.t.plus(window) >= t && bytes.t <= t.plus(reportWindow)
+                && (interface.map { bytes.interface == $0 } ?? true)
+        }
+        var seen = Set<ConnectionID>()
+        return flowing.compactMap { bytes in
+            guard seen.insert(bytes.connection).inserted else { return nil }
+            let peer = connectionAttempts.last { $0.connection == bytes.connection }?.peer
+            let request = peer.flatMap { peer in
+                originRequests.last { $0.record.proxySource == peer && $0.start <= t }
+            }
+            return InFlightTransfer(connection: bytes.connection, interface: bytes.interface, request: request)
         }
     }
 
@@ -37,4 +54,12 @@ extension ScenarioTrace {
     public func isIncomplete(_ download: TracedDownload, at t: UInt64) -> Bool {
         download.requestedAt <= t && (end(of: download).map { t < $0 } ?? true)
     }
+}
+
+/// A connection delivering response bytes to the app at some instant, and the origin
+/// request it carried then (nil when it cannot be told).
+public struct InFlightTransfer: Sendable, Hashable {
+    public var connection: ConnectionID
+    public var interface: InterfaceKind
+    public var request: TracedOriginRequest?
 }

@@ -1,42 +1,64 @@
 import AppProtocol
+import BenchCore
+import Foundation
 
 extension Property {
     /// `bounded-retries`.
     ///
-    /// For each download and each of its outages (no interface it may use is up) that
-    /// overlaps its unfinished life (requested before the outage ended, and not
-    /// `downloaded`, `failed`, `canceling` or `notDownloaded` when it began), the origin
-    /// requests for its video that start inside the outage number at most
-    /// `context.maximumRequestsPerOutage`. With the link down few requests reach the
-    /// origin (a blackholed or refused connection never does), so this catches storms
-    /// over a path that still carries something, e.g. cellular for a download not allowed it.
+    /// Judged per outage of the app's allowed interfaces (`RetryOutage`): a span during
+    /// which none of the interfaces some download may use is up, while at least one such
+    /// download is unfinished (requested before the outage ended, and not `downloaded`,
+    /// `failed`, `canceling` or `notDownloaded` when it began). Two checks:
+    ///
+    /// - **Connection attempts**, from the conditioner: every connection the app opened
+    ///   on those interfaces during the outage (accepted, which a blackholed interface
+    ///   does and then holds, or refused: accepted and reset at once by a down interface,
+    ///   `connectionRefused`), from the outage's start (or the first in-flight download's
+    ///   request, if later) to its end, number at most `context.retryBurst +
+    ///   context.retryRate × seconds`. The conditioner cannot tell downloads apart, so
+    ///   the attempts are the app's, not one download's: an outage shared by several
+    ///   downloads is judged once, naming them.
+    /// - **Origin requests**, from the origin's log: for each of those downloads, the
+    ///   requests for its video that start inside the outage number at most
+    ///   `context.maximumRequestsPerOutage` (few reach the origin with the link down;
+    ///   this catches storms over a path that still carries something, e.g. cellular for
+    ///   a download not allowed it).
     public static let boundedRetries = Property(
         id: "bounded-retries",
-        description: "During an outage each download makes at most a bounded number of requests: no request storm."
+        description: "During an outage the app's connection attempts stay within a burst plus a steady rate, and each "
+            + "download makes a bounded number of requests: no retry storm."
     ) { trace, context in
         var findings = PropertyFindings("bounded-retries")
-        var counts: [Int] = []
-        for download in trace.downloads {
-            for outage in trace.outages(of: download) where isUnfinished(download, during: outage) {
-                findings.checkedOne()
-                let count = requests(of: download, during: outage, trace).count
-                counts.append(count)
+        var worstAttempts: (count: Int, rate: Double)?
+        var worstRequests: Int?
+        for outage in retryOutages(trace) {
+            findings.checkedOne()
+            let judged = outage.judgeAttempts(trace, context)
+            if judged.violates { findings.violation(outage.interval.start, judged.text) } else {
+                findings.support(outage.interval.start, judged.text)
+            }
+            if judged.count > worstAttempts?.count ?? -1 { worstAttempts = (judged.count, judged.rate) }
+            for download in outage.downloads {
+                let count = requests(of: download, during: outage.interval, trace).count
+                worstRequests = max(worstRequests ?? 0, count)
                 let text = "\(Wording.count(count, "origin request")) for download \(download.token) during the outage "
-                    + "from \(Wording.time(outage.start)) (\(outage.startCause)) lasting "
-                    + "\(Wording.seconds(outage.length(traceEnd: trace.end)))"
+                    + "from \(Wording.time(outage.interval.start)) (\(outage.interval.startCause)) lasting "
+                    + "\(Wording.seconds(outage.interval.length(traceEnd: trace.end)))"
                 if count > context.maximumRequestsPerOutage {
-                    findings.violation(outage.start, text + ", above the bound of \(context.maximumRequestsPerOutage)")
+                    findings.violation(outage.interval.start, text + ", above the bound of \(context.maximumRequestsPerOutage)")
                 } else {
-                    findings.support(outage.start, text)
+                    findings.support(outage.interval.start, text)
                 }
             }
         }
-        let worst = counts.max().map(String.init) ?? "n/a"
+        let attempts = worstAttempts.map { "\($0.count) (\(RetryOutage.format($0.rate)) per second)" } ?? "n/a"
+        let requests = worstRequests.map(String.init) ?? "n/a"
+        let bounds = "bounds: \(context.retryBurst) + \(RetryOutage.format(context.retryRate)) per second of outage "
+            + "connection attempts, \(context.maximumRequestsPerOutage) requests per download"
         return findings.verdict(
-            passed: "At most \(worst) requests per download per outage (bound \(context.maximumRequestsPerOutage)) "
-                + "over \(Wording.count(counts.count, "outage")).",
-            failed: "\(Wording.count(findings.violations.count, "request storm")) (worst \(worst), bound "
-                + "\(context.maximumRequestsPerOutage)); first: \(Wording.first(findings)).",
+            passed: "At most \(attempts) connection attempts per outage and \(requests) origin requests per download per "
+                + "outage over \(Wording.count(findings.checked, "outage")) (\(bounds)).",
+            failed: "\(Wording.count(findings.violations.count, "retry storm")) (\(bounds)); first: \(Wording.first(findings)).",
             notApplicable: "No download was unfinished during an outage.")
     }
 
@@ -53,5 +75,65 @@ extension Property {
         trace.originRequests(forVideo: download.video).filter {
             outage.contains($0.start) && $0.start >= download.requestedAt
         }
+    }
+
+    /// The outages `bounded-retries` judges: each span with none of a set of allowed
+    /// interfaces up, with the downloads allowed exactly that set that were unfinished
+    /// during it, in time order (ties: WiFi-only first).
+    static func retryOutages(_ trace: ScenarioTrace) -> [RetryOutage] {
+        var outages: [RetryOutage] = []
+        for download in trace.downloads {
+            for interval in trace.outages(of: download) where isUnfinished(download, during: interval) {
+                let allowed = download.allowedInterfaces
+                if let index = outages.firstIndex(where: { $0.allowed == allowed && $0.interval == interval }) {
+                    outages[index].downloads.append(download)
+                } else {
+                    outages.append(RetryOutage(allowed: allowed, interval: interval, downloads: [download]))
+                }
+            }
+        }
+        return outages.sorted { ($0.interval.start, $0.allowed.count) < ($1.interval.start, $1.allowed.count) }
+    }
+}
+
+/// One outage of a set of allowed interfaces with the unfinished downloads allowed
+/// exactly those interfaces: what `bounded-retries` judges connection attempts over.
+struct RetryOutage {
+    var allowed: Set<InterfaceKind>
+    var interval: TraceInterval
+    var downloads: [TracedDownload]
+
+    /// The connection-attempt check: the count, its rate and whether it breaks the bound, in words.
+    func judgeAttempts(_ trace: ScenarioTrace, _ context: PropertyContext)
+        -> (count: Int, rate: Double, violates: Bool, text: String)
+    {
+        let firstRequest = downloads.map(\.requestedAt).min() ?? interval.start
+        let start = max(interval.start, firstRequest)
+        let end = max(interval.end ?? trace.end, start)
+        let attempts = trace.connectionAttempts(on: allowed, from: start, before: interval.end)
+        let refused = attempts.filter { $0.outcome == .refused }.count
+        let seconds = Double(end - start) / 1e9
+        let rate = seconds > 0 ? Double(attempts.count) / seconds : 0
+        let steady = context.retryRate.isNaN ? 0 : max(0, context.retryRate) * seconds
+        let bound = Double(context.retryBurst) + steady
+        let violates = Double(attempts.count) > bound
+        let names = allowed.map(\.rawValue).sorted().joined(separator: " or ")
+        let window = start > interval.start ? ", counted from the request at \(Wording.time(start))" : ""
+        let tokens = downloads.map(\.token).joined(separator: ", ")
+        let text = "\(Wording.count(attempts.count, "connection attempt")) on \(names) "
+            + "(\(attempts.count - refused) accepted, \(refused) refused at the conditioner) during the outage from "
+            + "\(Wording.time(interval.start)) (\(interval.startCause)) lasting \(Wording.seconds(end - interval.start))"
+            + "\(window): \(Self.format(rate)) per second, "
+            + (violates ? "above" : "within") + " the bound of \(Self.format(bound)) (\(context.retryBurst) + "
+            + "\(Self.format(context.retryRate)) per second × \(Self.format(seconds)) s); "
+            + "\(downloads.count == 1 ? "download" : "downloads") \(tokens) in flight (the app's attempts: the "
+            + "conditioner cannot tell downloads apart)"
+        return (attempts.count, rate, violates, text)
+    }
+
+    /// A figure with one decimal (`12.5`); a non-finite one in words.
+    static func format(_ value: Double) -> String {
+        guard value.isFinite else { return value.isNaN ? "n/a" : "unbounded" }
+        return String(format: "%.1f", value)
     }
 }

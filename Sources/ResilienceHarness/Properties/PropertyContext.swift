@@ -15,6 +15,17 @@ public struct PropertyContext: Sendable, Hashable {
     public var forceQuitBound: Duration
     /// The most origin requests one download may make during one outage.
     public var maximumRequestsPerOutage: Int
+    /// The connection attempts the app may make at once when an outage begins, on the
+    /// interfaces of the outage (`bounded-retries`: at most `retryBurst + retryRate ×
+    /// seconds` per outage). Default 10: the requests in flight fail together and are
+    /// retried at once (Deadzone's engine fetches 2 segments at a time, about 2
+    /// connects per retry).
+    public var retryBurst: Int
+    /// The connection attempts per second of outage the app may make on top of
+    /// `retryBurst`. Default 1: an app that backs off (Deadzone's engine: from 0.5 s,
+    /// doubling, full jitter, up to 30 s) stays well under it after its first retries;
+    /// one that retries a refused port with no backoff makes tens per second.
+    public var retryRate: Double
     /// SHA-256 (lowercase hex) of every file the origin serves, by path
     /// (e.g. `/videos/clear/400k/seg3.ts`). Empty when the runner has none: the
     /// integrity property is then not applicable.
@@ -56,7 +67,7 @@ public struct PropertyContext: Sendable, Hashable {
         hashManifest: [String: String] = [:], epochWallClock: Date? = nil, expiryTolerance: Duration = .seconds(1),
         pauseBound: Duration = .seconds(5), pauseGrace: Duration = .seconds(1), minimumCrashRestarts: Int = 0,
         stallTimeout: Duration = .seconds(4), backoffBound: Duration = .seconds(30),
-        unreachable: LinkReachability = LinkReachability()
+        unreachable: LinkReachability = LinkReachability(), retryBurst: Int = 10, retryRate: Double = 1
     ) {
         self.suspendBound = suspendBound
         self.resumeBound = resumeBound
@@ -71,5 +82,7 @@ public struct PropertyContext: Sendable, Hashable {
         self.stallTimeout = stallTimeout
         self.backoffBound = backoffBound
         self.unreachable = unreachable
+        self.retryBurst = retryBurst
+        self.retryRate = retryRate
     }
 }

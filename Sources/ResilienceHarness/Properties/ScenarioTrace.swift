@@ -50,6 +50,9 @@ public struct ScenarioTrace: Sendable {
     public let notes: [TracedNote]
     /// Every `bytesForwarded` of the conditioner: bytes that crossed each interface.
     public let linkBytes: [TracedLinkBytes]
+    /// Every connection attempt the conditioner saw (`connectionAccepted`,
+    /// `connectionRefused`, with the `connectionReset` of an accepted one), in time order.
+    public let connectionAttempts: [TracedConnectionAttempt]
 
     /// Derives the facts of `entries` (any order).
     public init(_ entries: [TraceEntry]) {
@@ -80,6 +83,7 @@ public struct ScenarioTrace: Sendable {
         userActions = builder.userActions
         notes = builder.notes
         linkBytes = builder.linkBytes
+        connectionAttempts = builder.connectionAttempts
     }
 
     /// The download with `token`, if the harness requested it.
@@ -95,6 +99,16 @@ public struct ScenarioTrace: Sendable {
     /// Origin requests for `video`'s paths (`/videos/{video}/…`).
     public func originRequests(forVideo video: String) -> [TracedOriginRequest] {
         originRequests.filter { $0.video == video }
+    }
+
+    /// Connection attempts on any of `interfaces` at or after `start` and before `end`
+    /// (nil: up to the trace's end, inclusive).
+    public func connectionAttempts(on interfaces: Set<InterfaceKind>, from start: UInt64, before end: UInt64?)
+        -> [TracedConnectionAttempt]
+    {
+        connectionAttempts.filter { attempt in
+            interfaces.contains(attempt.interface) && attempt.t >= start && (end.map { attempt.t < $0 } ?? true)
+        }
     }
 
     /// Segments the agent stored for `token`.

@@ -25,6 +25,9 @@ struct ScenarioTraceBuilder {
     var userActions: [TracedUserAction] = []
     var notes: [TracedNote] = []
     var linkBytes: [TracedLinkBytes] = []
+    var connectionAttempts: [TracedConnectionAttempt] = []
+    /// An accepted connection's index in `connectionAttempts`, to attach its reset.
+    private var attemptIndex: [ConnectionID: Int] = [:]
 
     mutating func add(_ entry: TraceEntry) {
         switch entry.event {
@@ -42,8 +45,20 @@ struct ScenarioTraceBuilder {
             interfaceEvents.append(.link(t: t, interface: interface, up: true, mode: nil))
         case let .interfaceDown(interface, mode):
             interfaceEvents.append(.link(t: t, interface: interface, up: false, mode: mode))
-        case let .bytesForwarded(_, interface, direction, bytes, _):
-            linkBytes.append(TracedLinkBytes(t: t, interface: interface, direction: direction, bytes: bytes))
+        case let .bytesForwarded(connection, interface, direction, bytes, _):
+            linkBytes.append(TracedLinkBytes(
+                t: t, connection: connection, interface: interface, direction: direction, bytes: bytes))
+        case let .connectionAccepted(connection, interface, peer):
+            attemptIndex[connection] = connectionAttempts.count
+            connectionAttempts.append(TracedConnectionAttempt(
+                t: t, interface: interface, outcome: .accepted, connection: connection, peer: peer, resetAt: nil))
+        case let .connectionRefused(interface, peer):
+            connectionAttempts.append(TracedConnectionAttempt(
+                t: t, interface: interface, outcome: .refused, connection: nil, peer: peer, resetAt: nil))
+        case .connectionReset(let connection, _, _):
+            if let index = attemptIndex[connection], connectionAttempts[index].resetAt == nil {
+                connectionAttempts[index].resetAt = t
+            }
         default: break
         }
     }

@@ -2,6 +2,7 @@ import BenchCore
 import FixtureOrigin
 import Foundation
 import AppProtocol
+import LinkConditioner
 
 // The small facts `ScenarioTrace` derives from a merged trace, each with the trace
 // time (`t`, nanoseconds since the run's epoch) it happened at. Plain values: made
@@ -145,7 +146,33 @@ public struct TracedPartialSegment: Sendable, Hashable {
 /// (`bytesForwarded`): what crossed an interface, whoever asked for it.
 public struct TracedLinkBytes: Sendable, Hashable {
     public var t: UInt64
+    /// The conditioner's id of the connection.
+    public var connection: ConnectionID
     public var interface: InterfaceKind
     public var direction: Direction
     public var bytes: Int
+}
+
+/// A connection the app tried to open through the conditioner, as the conditioner saw
+/// it: `connectionAccepted` (the interface was up, or blackholed: accepted and held) or
+/// `connectionRefused` (a down interface in reset or refuse mode accepted it and reset
+/// it at once; only with `ConditionerConfiguration.countsRefusals`, which the harness
+/// sets). The conditioner cannot tell which download an attempt was for.
+public struct TracedConnectionAttempt: Sendable, Hashable {
+    public enum Outcome: String, Sendable, Hashable {
+        case accepted
+        case refused
+    }
+
+    /// When the conditioner accepted (or refused) it.
+    public var t: UInt64
+    public var interface: InterfaceKind
+    public var outcome: Outcome
+    /// The conditioner's id of an accepted connection; nil for a refused one.
+    public var connection: ConnectionID?
+    /// The client's `host:port`.
+    public var peer: String
+    /// When the conditioner reset an accepted connection (`connectionReset`: the
+    /// interface went down in reset mode, a fault, an upstream failure); nil if it did not.
+    public var resetAt: UInt64?
 }

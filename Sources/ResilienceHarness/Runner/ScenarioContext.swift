@@ -40,9 +40,12 @@ public actor ScenarioContext {
     public func launch(after termination: RelaunchKind = .clean, inForeground: Bool? = nil) async throws {
         if agent != nil { await kill(reason: "relaunch") }
         collector.agentRelaunched()
+        // Stamped when the process starts: the app may report (a force-quit's failures)
+        // before it answers hello, and those reports come after this launch.
+        let startedAt = collector.now
         let process = try await launcher.launch(after: termination, collector: collector)
         agent = process
-        collector.harness(.launched(pid: process.pid, after: termination))
+        collector.harness(.launched(pid: process.pid, after: termination), at: startedAt)
         if let hello = process.hello {
             collector.harness(.helloAnswered(
                 app: hello.app, capabilities: hello.capabilities.map(\.rawValue).sorted() + hello.otherCapabilities))

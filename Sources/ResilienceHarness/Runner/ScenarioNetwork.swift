@@ -39,7 +39,10 @@ final class ScenarioNetwork: Sendable {
 
     /// Starts the origin and the conditioner. With `playsProfile` false every interface
     /// starts down (refuse) and the script brings up what it needs; with it true the
-    /// interfaces start as the profile says and its timeline plays from now.
+    /// interfaces start as the profile says and its timeline plays from now. The
+    /// conditioner counts refusals (`countsRefusals`): a connection to a down interface
+    /// is accepted and reset, so every attempt the app makes during an outage is in the
+    /// trace (`connectionRefused`) for `bounded-retries`.
     /// - Parameters:
     ///   - focus: the interface whose rate sizes the content: the clear video's lowest
     ///     variant takes about `targetSeconds` on it, and so does each of the two long
@@ -80,7 +83,7 @@ final class ScenarioNetwork: Sendable {
             initial: initial, timeline: timeline, pathUpdates: playsProfile ? profile.pathUpdates : .immediate)
         let conditionerConfiguration = ConditionerConfiguration(
             upstream: SocketAddress(host: "127.0.0.1", port: UInt16(origin.port)), proxyProtocol: true, profile: shapedProfile,
-            playTimeline: playsProfile, epoch: collector.epoch)
+            playTimeline: playsProfile, epoch: collector.epoch, countsRefusals: true)
         do {
             let conditioner = try LinkConditioner.start(configuration: conditionerConfiguration, sink: collector)
             return ScenarioNetwork(origin: origin, conditioner: conditioner, links: links)

@@ -15,16 +15,19 @@ struct ConditionerFixture {
         timeline: [Phase] = [],
         pathUpdates: PathUpdatePolicy = .immediate,
         proxyProtocol: Bool = false,
-        stallThreshold: Duration = .seconds(1)
+        stallThreshold: Duration = .seconds(1),
+        listeners: [InterfaceKind: SocketAddress] = ConditionerConfiguration.defaultListeners,
+        countsRefusals: Bool = false
     ) throws {
         upstream = try TestUpstream(behaviour: behaviour)
         events = EventCollector()
         let profile = Profile(name: "test", seed: 7, duration: .seconds(120),
                               initial: [.wifi: wifi, .cellular: cellular], timeline: timeline, pathUpdates: pathUpdates)
         conditioner = try LinkConditioner.start(
-            configuration: ConditionerConfiguration(upstream: upstream.address, proxyProtocol: proxyProtocol,
-                                                    profile: profile, progressInterval: .milliseconds(50),
-                                                    stallThreshold: stallThreshold),
+            configuration: ConditionerConfiguration(upstream: upstream.address, listeners: listeners,
+                                                    proxyProtocol: proxyProtocol, profile: profile,
+                                                    progressInterval: .milliseconds(50),
+                                                    stallThreshold: stallThreshold, countsRefusals: countsRefusals),
             sink: events)
     }
 

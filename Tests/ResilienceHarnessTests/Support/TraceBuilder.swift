@@ -3,6 +3,7 @@ import FixtureOrigin
 import LinkConditioner
 import Foundation
 import AppProtocol
+import LinkConditioner
 import ResilienceHarness
 import Testing
 
@@ -104,6 +105,38 @@ struct TraceBuilder {
         add(seconds, .harness(.inspected(inspection)))
     }
 
+    // MARK: Conditioner
+
+    /// The conditioner reports an interface down (`interfaceDown`), as the link itself saw it.
+    mutating func conditionerDown(_ kind: InterfaceKind, mode: DownMode, at seconds: Double) {
+        add(seconds, .conditioner(.interfaceDown(interface: kind, mode: mode)))
+    }
+
+    /// The conditioner reports an interface up (`interfaceUp`).
+    mutating func conditionerUp(_ kind: InterfaceKind, at seconds: Double) {
+        add(seconds, .conditioner(.interfaceUp(interface: kind)))
+    }
+
+    /// The conditioner accepted connection `connection` on `kind` (up, or blackholed and held).
+    mutating func accepted(_ kind: InterfaceKind, connection: UInt64, at seconds: Double, peer: String = "127.0.0.1:40000") {
+        add(seconds, .conditioner(.connectionAccepted(connection: ConnectionID(connection), interface: kind, peer: peer)))
+    }
+
+    /// The conditioner reset connection `connection` on `kind`.
+    mutating func connectionReset(_ kind: InterfaceKind, connection: UInt64, at seconds: Double, reason: String = "test") {
+        add(seconds, .conditioner(.connectionReset(connection: ConnectionID(connection), interface: kind, reason: reason)))
+    }
+
+    /// A down (reset, refuse) interface accepted a connection and reset it at once.
+    mutating func refused(_ kind: InterfaceKind, at seconds: Double, peer: String = "127.0.0.1:40001") {
+        add(seconds, .conditioner(.connectionRefused(interface: kind, peer: peer)))
+    }
+
+    /// `count` refused connects on `kind`, the first at `start`, then one every `every` seconds.
+    mutating func refused(_ kind: InterfaceKind, count: Int, from start: Double, every: Double) {
+        for index in 0..<count { refused(kind, at: start + Double(index) * every) }
+    }
+
     // MARK: Origin and license server
 
     /// The origin logs a request that began `duration` seconds before `seconds` and ended then.
@@ -116,6 +149,29 @@ struct TraceBuilder {
             bytesSent: bytes, startedAtNanoseconds: 0, timeToFirstByteNanoseconds: nil,
             durationNanoseconds: ns(duration), faultRuleID: nil, completed: true)
         add(seconds, .origin(record))
+    }
+
+    /// A response to `path` delivered to the app through `interface` on connection
+    /// `connection`: accepted at `start`, the origin's record (answered at once, as the
+    /// origin hands a response to the conditioner), then the conditioner's delivery
+    /// reports every 0.25 s until `end`.
+    mutating func delivery(
+        _ path: String, through interface: InterfaceKind = .wifi, connection: UInt64, from start: Double, to end: Double,
+        bytes: Int = 100_000
+    ) {
+        let peer = "127.0.0.1:\(41_000 + connection)"
+        accepted(interface, connection: connection, at: start, peer: peer)
+        let record = OriginRequestRecord(
+            connectionID: connection, interface: interface.rawValue, proxySource: peer, method: "GET", path: path,
+            range: nil, status: 200, bytesSent: bytes, startedAtNanoseconds: 0, timeToFirstByteNanoseconds: nil,
+            durationNanoseconds: ns(0.001), faultRuleID: nil, completed: true)
+        add(start + 0.002, .origin(record))
+        var t = start + 0.25
+        while t < end + 0.125 {
+            linkBytes(bytes / max(1, Int(((end - start) / 0.25).rounded())), through: interface, connection: connection,
+                      at: min(t, end))
+            t += 0.25
+        }
     }
 
     /// The conditioner forwarded `bytes` on connection `connection` through `interface`.
