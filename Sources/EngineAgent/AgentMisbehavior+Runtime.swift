@@ -3,9 +3,10 @@ import Foundation
 import OfflineDownloads
 
 /// What each misbehaviour does at the points where `AgentRuntime` lets it act: the
-/// path handed to the engine, and the storage before the engine starts. The other two
-/// act elsewhere: `failOnOutage` in `AgentEventRelay`, `backgroundBeforeLicense` in
-/// the `prepareForBackground` command.
+/// path handed to the engine, and the storage before the engine starts. The others
+/// act elsewhere: `failOnOutage`, `claimsUnstoredSegments` and `claimsDownloadedEarly`
+/// in `AgentEventRelay` (the last two with `AgentRuntime+Claims.swift`),
+/// `backgroundBeforeLicense` in the `prepareForBackground` command.
 extension AgentMisbehavior {
     /// The path the app hands its engine when the system reports `path`.
     ///

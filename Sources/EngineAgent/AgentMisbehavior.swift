@@ -19,6 +19,14 @@ public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable 
     /// Answers `prepareForBackground` at once without finishing license exchanges
     /// (breaks `license-before-background`).
     case backgroundBeforeLicense = "background-before-license"
+    /// Beside each media segment it stored, reports one it never fetched: the same
+    /// segment of another variant (breaks `integrity`: the origin never sent it).
+    case claimsUnstoredSegments = "claims-unstored-segments"
+    /// Reports a download downloaded, and its package finished, as soon as all but one
+    /// of its items are stored, while the last is still under way; the engine's own
+    /// later report is not told, so the states stay a legal chain (breaks `integrity`:
+    /// the package the harness reads then lacks a segment).
+    case claimsDownloadedEarly = "claims-downloaded-early"
 
     /// The property each misbehaviour must make fail.
     public var brokenProperty: String {
@@ -27,6 +35,7 @@ public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable 
         case .failOnOutage: "auto-suspend-on-disconnect"
         case .refetchAfterCrash, .restartPartialSegments: "crash-recovery"
         case .backgroundBeforeLicense: "license-before-background"
+        case .claimsUnstoredSegments, .claimsDownloadedEarly: "integrity"
         }
     }
 }

@@ -31,6 +31,8 @@ import Testing
         (.refetchAfterCrash, "crash-recovery"),
         (.restartPartialSegments, "crash-recovery"),
         (.backgroundBeforeLicense, "license-before-background"),
+        (.claimsUnstoredSegments, "housekeeping"),
+        (.claimsDownloadedEarly, "cellular-policy"),
     ]
 
     @Test(arguments: cases.map(\.0))

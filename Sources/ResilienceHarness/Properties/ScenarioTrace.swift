@@ -48,6 +48,8 @@ public struct ScenarioTrace: Sendable {
     public let userActions: [TracedUserAction]
     /// Every `.harness(.note)`.
     public let notes: [TracedNote]
+    /// Every `.harness(.packageRead)`: what the harness found in the app's packages.
+    public let packageReads: [TracedPackageRead]
 
     /// Derives the facts of `entries` (any order).
     public init(_ entries: [TraceEntry]) {
@@ -77,6 +79,7 @@ public struct ScenarioTrace: Sendable {
         partialSegments = builder.partialSegments
         userActions = builder.userActions
         notes = builder.notes
+        packageReads = builder.packageReads
     }
 
     /// The download with `token`, if the harness requested it.
@@ -102,6 +105,11 @@ public struct ScenarioTrace: Sendable {
     /// Inspections of `token`, in time order.
     public func inspections(of token: String) -> [TracedInspection] {
         inspections.filter { $0.inspection.download == token }
+    }
+
+    /// The harness's reads of `token`'s package, in time order.
+    public func packageReads(of token: String) -> [TracedPackageRead] {
+        packageReads.filter { $0.download == token }
     }
 
     /// Whether the app was in the background at `t`.

@@ -24,6 +24,7 @@ struct ScenarioTraceBuilder {
     var partialSegments: [TracedPartialSegment] = []
     var userActions: [TracedUserAction] = []
     var notes: [TracedNote] = []
+    var packageReads: [TracedPackageRead] = []
 
     mutating func add(_ entry: TraceEntry) {
         switch entry.event {
@@ -106,6 +107,8 @@ struct ScenarioTraceBuilder {
             notes.append(TracedNote(t: t, text: text))
         case .inspected(let inspection):
             inspections.append(TracedInspection(t: t, inspection: inspection))
+        case let .packageRead(download, master, cause, found):
+            packageReads.append(TracedPackageRead(t: t, download: download, master: master, cause: cause, found: found))
         case .scenarioStarted, .helloAnswered, .scenarioFinished, .licenseServerBackground, .preparedForBackground,
             .allowsCellularSet, .agentExited, .clientLaunched, .clientExited:
             break

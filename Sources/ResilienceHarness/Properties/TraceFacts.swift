@@ -140,3 +140,14 @@ public struct TracedPartialSegment: Sendable, Hashable {
     /// Its own range of `path` (`bytes=a-b`), nil for a whole resource.
     public var byteRange: String?
 }
+
+/// The harness read an app's package itself (`.harness(.packageRead)`).
+public struct TracedPackageRead: Sendable, Hashable {
+    /// When the read began.
+    public var t: UInt64
+    public var download: String
+    /// The master playlist read; nil when the app named none (see `found.problems`).
+    public var master: String?
+    public var cause: PackageReadCause
+    public var found: PackageFindings
+}
