@@ -6,10 +6,13 @@ import OfflineDownloads
 /// the protocol's words, segment URIs by their origin path, package URLs by the path of
 /// their master playlist. With
 /// `AgentMisbehavior.failOnOutage` it is also where the app gives up on a download
-/// the engine suspends for the network.
+/// the engine suspends for the network, and with `claimsUnstoredSegments` and
+/// `claimsDownloadedEarly` where the app lies about what it stored
+/// (`AgentEventRelay+Claims.swift`).
 ///
 /// A value type owned by the one task that drains `DownloadManager.events`; it does no
-/// I/O: it answers what to write, and which download the driver must pause.
+/// I/O: it answers what to write, and which download the driver must pause. What the
+/// lying variants need of a download's plan and of the engine, the driver tells it.
 struct AgentEventRelay {
     /// What one engine event comes to.
     struct Output: Equatable {
@@ -24,6 +27,12 @@ struct AgentEventRelay {
     private var reported: [String: AppState] = [:]
     /// Downloads reported failed by `failOnOutage`: their state changes are no longer told.
     private var abandoned: Set<String> = []
+    /// What the driver told of each download's plan (the lying variants only).
+    private(set) var plans: [String: PlanFacts] = [:]
+    /// Downloads `claimsDownloadedEarly` reported downloaded before the engine did.
+    private(set) var claimedEarly: Set<String> = []
+    /// Downloads whose engine `finished` is not told (it was, early).
+    private var quietFinish: Set<String> = []
 
     init(misbehavior: AgentMisbehavior?) {
         self.misbehavior = misbehavior
@@ -47,10 +56,10 @@ struct AgentEventRelay {
             return Output(events: [.licenseFailed(download: token.rawValue, reason: reason)])
         case .segmentStored(let token, let stream, let index, let bytes, let uri):
             let path = URL(string: uri)?.path ?? uri
-            return Output(events: [
-                .segmentStored(download: token.rawValue, stream: stream, index: index, bytes: bytes, path: path)
-            ])
+            let stored = AppEvent.segmentStored(download: token.rawValue, stream: stream, index: index, bytes: bytes, path: path)
+            return Output(events: [stored] + unstoredClaim(beside: stored))
         case .finished(let token, let package):
+            guard quietFinish.remove(token.rawValue) == nil else { return Output() }
             let master = package.appendingPathComponent(OfflinePackage.masterPlaylistPath).path
             return Output(events: [.finished(download: token.rawValue, package: master)])
         case .evicted(let token, _):
@@ -71,6 +80,7 @@ struct AgentEventRelay {
         let from = AppState(engineFrom)
         let to = AppState(engineTo)
         guard !abandoned.contains(download) else { return Output() }
+        if claimedEarly.contains(download) { return afterEarlyClaim(download, to: to) }
         if misbehavior == .failOnOutage, to == .suspended(.network) {
             // The bad app: a lost network is an error. It stops the download and says
             // it failed, from the state it last showed.
@@ -81,6 +91,42 @@ struct AgentEventRelay {
         }
         reported[download] = to
         return Output(events: [.stateChanged(download: download, from: from, to: to)])
+    }
+
+    /// The engine's change of a download `claimsDownloadedEarly` already reported
+    /// downloaded: its own `downloaded` (and the `finished` after it) is not told, nor
+    /// anything before it; a removal is told from `downloaded`, so the chain stays legal.
+    private mutating func afterEarlyClaim(_ download: String, to: AppState) -> Output {
+        switch to {
+        case .downloaded:
+            claimedEarly.remove(download)
+            quietFinish.insert(download)
+            return Output()
+        case .notDownloaded:
+            claimedEarly.remove(download)
+            reported[download] = .notDownloaded
+            return Output(events: [.stateChanged(download: download, from: .downloaded, to: .notDownloaded)])
+        default:
+            return Output()
+        }
+    }
+
+    /// The early claim of `download`: `stateChanged` to downloaded and `finished`, once.
+    mutating func markClaimedEarly(_ download: String, package: String) -> [AppEvent] {
+        let from = reported[download] ?? .downloading
+        claimedEarly.insert(download)
+        reported[download] = .downloaded
+        return [.stateChanged(download: download, from: from, to: .downloaded), .finished(download: download, package: package)]
+    }
+
+    /// The state last reported for `download`, if any.
+    func reportedState(_ download: String) -> AppState? {
+        reported[download]
+    }
+
+    /// Records what the driver read of `download`'s plan.
+    mutating func learn(_ download: String, _ facts: PlanFacts) {
+        plans[download] = facts
     }
 }
 

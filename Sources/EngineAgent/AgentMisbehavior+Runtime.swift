@@ -7,6 +7,9 @@ import OfflineDownloads
 /// act elsewhere: `failOnOutage` in `AgentEventRelay`, `backgroundBeforeLicense` in
 /// the `prepareForBackground` command, `hammerRefusedPort` in `AgentReachabilityProbe`
 /// (fed by the `setPath` command).
+/// act elsewhere: `failOnOutage`, `claimsUnstoredSegments` and `claimsDownloadedEarly`
+/// in `AgentEventRelay` (the last two with `AgentRuntime+Claims.swift`),
+/// `backgroundBeforeLicense` in the `prepareForBackground` command.
 extension AgentMisbehavior {
     /// The path the app hands its engine when the system reports `path`.
     ///

@@ -30,6 +30,14 @@ public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable 
     /// as an app that probes reachability aggressively (or retries a refused port with
     /// no backoff) does (breaks `bounded-retries`).
     case hammerRefusedPort = "hammer-refused-port"
+    /// Beside each media segment it stored, reports one it never fetched: the same
+    /// segment of another variant (breaks `integrity`: the origin never sent it).
+    case claimsUnstoredSegments = "claims-unstored-segments"
+    /// Reports a download downloaded, and its package finished, as soon as all but one
+    /// of its items are stored, while the last is still under way; the engine's own
+    /// later report is not told, so the states stay a legal chain (breaks `integrity`:
+    /// the package the harness reads then lacks a segment).
+    case claimsDownloadedEarly = "claims-downloaded-early"
 
     /// The property each misbehaviour must make fail.
     public var brokenProperty: String {
@@ -40,6 +48,7 @@ public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable 
         case .backgroundBeforeLicense: "license-before-background"
         case .bypassConditioner: "cellular-policy"
         case .hammerRefusedPort: "bounded-retries"
+        case .claimsUnstoredSegments, .claimsDownloadedEarly: "integrity"
         }
     }
 }

@@ -176,7 +176,9 @@ public final class AgentRuntime: Sendable {
     private func relayEvents() async {
         var relay = AgentEventRelay(misbehavior: options.misbehavior)
         for await event in engine.events {
-            let output = relay.relay(event)
+            learnPlan(&relay, for: event)
+            var output = relay.relay(event)
+            output.events += await earlyClaim(&relay, after: event)
             for appEvent in output.events { self.output.event(appEvent) }
             guard let token = output.pause else { continue }
             do { try await engine.pause(token) } catch {

@@ -55,6 +55,61 @@ struct AgentEventRelayTests {
         #expect(honest.interfaces == [cellular])
     }
 
+    @Test func claimsUnstoredSegmentsClaimsTheSameSegmentOfAnotherVariant() {
+        var relay = AgentEventRelay(misbehavior: .claimsUnstoredSegments)
+        #expect(relay.needsPlan("t1"))
+        let uri = "http://127.0.0.1:9/videos/clear/400k/seg3.ts"
+        // Until the driver read the plan, nothing is added.
+        #expect(relay.relay(.segmentStored(token, stream: "video", index: 3, bytes: 10, uri: uri)).events.count == 1)
+        relay.learn("t1", .init(items: 21, decoyDirectory: "/videos/clear/1200k"))
+        #expect(!relay.needsPlan("t1"))
+        #expect(relay.relay(.segmentStored(token, stream: "video", index: 3, bytes: 10, uri: uri)).events == [
+            .segmentStored(download: "t1", stream: "video", index: 3, bytes: 10, path: "/videos/clear/400k/seg3.ts"),
+            .segmentStored(download: "t1", stream: "video", index: 3, bytes: 10, path: "/videos/clear/1200k/seg3.ts"),
+        ])
+        // Key files are told as they are.
+        let key = relay.relay(.segmentStored(token, stream: DownloadPlan.keyStream, index: 0, bytes: 16, uri: "http://h/videos/clear/key"))
+        #expect(key.events.count == 1)
+        // An honest app never needs the plan.
+        #expect(!AgentEventRelay(misbehavior: nil).needsPlan("t1"))
+    }
+
+    @Test func claimsDownloadedEarlyClaimsOnceWithOneItemLeftAndHidesTheEnginesOwnReport() {
+        var relay = AgentEventRelay(misbehavior: .claimsDownloadedEarly)
+        _ = relay.relay(.stateChanged(token, from: .requested, to: .downloading))
+        relay.learn("t1", .init(items: 4, decoyDirectory: nil))
+        #expect(relay.claimEarly("t1", stored: 2, engineState: .downloading, package: "/s/p/master.m3u8").isEmpty)
+        #expect(relay.claimEarly("t1", stored: 3, engineState: .downloading, package: "/s/p/master.m3u8") == [
+            .stateChanged(download: "t1", from: .downloading, to: .downloaded),
+            .finished(download: "t1", package: "/s/p/master.m3u8"),
+        ])
+        #expect(!relay.mayClaimEarly("t1"))
+        // The engine's own changes until its real completion are not told, nor its finished.
+        #expect(relay.relay(.stateChanged(token, from: .downloading, to: .suspended(.network))).events.isEmpty)
+        #expect(relay.relay(.stateChanged(token, from: .suspended(.network), to: .downloading)).events.isEmpty)
+        #expect(relay.relay(.stateChanged(token, from: .downloading, to: .downloaded)).events.isEmpty)
+        #expect(relay.relay(.finished(token, package: URL(fileURLWithPath: "/s/p"))).events.isEmpty)
+        // After it, the download's changes are told again, from downloaded.
+        #expect(relay.relay(.stateChanged(token, from: .downloaded, to: .notDownloaded)).events
+            == [.stateChanged(download: "t1", from: .downloaded, to: .notDownloaded)])
+
+        // Removed before the engine completed: told as a removal of a downloaded video.
+        var removed = AgentEventRelay(misbehavior: .claimsDownloadedEarly)
+        _ = removed.relay(.stateChanged(token, from: .requested, to: .downloading))
+        removed.learn("t1", .init(items: 2, decoyDirectory: nil))
+        #expect(removed.claimEarly("t1", stored: 1, engineState: .downloading, package: "/m").count == 2)
+        #expect(removed.relay(.stateChanged(token, from: .downloading, to: .canceling)).events.isEmpty)
+        #expect(removed.relay(.stateChanged(token, from: .canceling, to: .notDownloaded)).events
+            == [.stateChanged(download: "t1", from: .downloaded, to: .notDownloaded)])
+        // Not while the engine is not downloading, and never for an honest app.
+        var paused = AgentEventRelay(misbehavior: .claimsDownloadedEarly)
+        paused.learn("t1", .init(items: 2, decoyDirectory: nil))
+        #expect(paused.claimEarly("t1", stored: 1, engineState: .suspended(.user), package: "/m").isEmpty)
+        var honest = AgentEventRelay(misbehavior: nil)
+        honest.learn("t1", .init(items: 2, decoyDirectory: nil))
+        #expect(honest.claimEarly("t1", stored: 1, engineState: .downloading, package: "/m").isEmpty)
+    }
+
     @Test func linesAreCutAtNewlinesAcrossReads() {
         var splitter = AppLineSplitter()
         #expect(splitter.append(Array("{\"a\":".utf8)).isEmpty)

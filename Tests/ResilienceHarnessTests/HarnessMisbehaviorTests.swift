@@ -33,6 +33,8 @@ import Testing
         (.backgroundBeforeLicense, "license-before-background"),
         (.bypassConditioner, "cellular-policy"),
         (.hammerRefusedPort, "auto-suspend-on-disconnect"),
+        (.claimsUnstoredSegments, "housekeeping"),
+        (.claimsDownloadedEarly, "cellular-policy"),
     ]
 
     @Test(arguments: cases.map(\.0))

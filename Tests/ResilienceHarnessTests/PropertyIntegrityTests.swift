@@ -2,83 +2,154 @@ import AppProtocol
 import ResilienceHarness
 import Testing
 
+/// `integrity` judges from the harness's own reads of the package (`packageRead`),
+/// against the renditions the origin sent; what the app says is checked against them.
 @Suite struct PropertyIntegrityTests {
     let id = "integrity"
-    let manifest = ["/videos/clear/400k/seg0.ts": "aa11", "/videos/clear/400k/seg1.ts": "bb22"]
+    typealias F = PackageFixtures
 
-    /// d1 stores two segments, completes at 5 s and is inspected at 6 s with `hashes`.
-    func downloaded(hashes: [String: String]) -> TraceBuilder {
+    @Test func aWholePackageReadAtTheReportAndAtAnInspectionPasses() {
+        var b = F.downloaded()
+        b.packageRead("d1", F.package(), at: 5.01)
+        b.inspect(inspection("d1", segmentHashes: F.manifest, packageComplete: true), at: 6)
+        b.packageRead("d1", F.package(), cause: .inspected, at: 6.01)
+        let verdict = evaluate(id, b, F.context())
+        #expect(verdict.outcome == .passed, "\(verdict.evidence)")
+        expectEvidence(verdict, at: 5.01, contains: "download d1, package read (downloaded): 1 rendition whole, "
+            + "3 segments byte-identical to the origin's")
+        expectEvidence(verdict, at: 6.01, contains: "package read (inspected): 1 rendition whole")
+    }
+
+    @Test func aPackageMissingASegmentFailsWhateverTheAppSays() {
+        let missing = "/videos/clear/400k/seg2.ts"
+        var b = F.downloaded()
+        b.packageRead("d1", F.package([F.playlist(missing: [missing])]), at: 5.01)
+        // The app claims a complete package, and hashes that all match the origin.
+        b.inspect(inspection("d1", segmentHashes: F.manifest, packageComplete: true), at: 6)
+        b.packageRead("d1", F.package([F.playlist(missing: [missing])]), cause: .inspected, at: 6.01)
+        let verdict = evaluate(id, b, F.context())
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 5.01, contains: "video.m3u8 (/videos/clear/400k/index.m3u8): 2 of 3 segments "
+            + "present, 2 byte-identical; missing \(missing)")
+        expectEvidence(verdict, at: 5.01, contains: "the app said it stored 1 segment the package read at 5.010 s "
+            + "does not hold as the origin serves it: \(missing) (missing)")
+        expectEvidence(verdict, at: 6, contains: "inspection of download d1 claims its package complete; the harness's read")
+        expectEvidence(verdict, at: 6.01, contains: "package read (inspected): video.m3u8")
+    }
+
+    @Test func aSegmentWithOtherBytesFails() {
+        var b = F.downloaded()
+        b.packageRead("d1", F.package([F.playlist(mismatching: ["/videos/clear/400k/seg1.ts"])]), at: 5.01)
+        let verdict = evaluate(id, b, F.context())
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 5.01, contains: "3 of 3 segments present, 2 byte-identical; differing /videos/clear/400k/seg1.ts")
+        expectEvidence(verdict, at: 5.01, contains: "/videos/clear/400k/seg1.ts (other bytes)")
+    }
+
+    @Test func aReportWithNoPackageToReadFails() {
+        // A read while still downloading does not count for the report that follows.
+        var b = F.downloaded()
+        b.packageRead("d1", F.package(), cause: .inspected, at: 4.9)
+        var verdict = evaluate(id, b, F.context())
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 5, contains: "download d1 reported downloaded, but named no package the harness could read")
+        // The app reported it downloaded but named no package in time.
+        b.packageRead(
+            "d1", PackageFindings(directory: "", problems: ["the app named no package within 5.000 s of reporting it downloaded"]),
+            master: nil, at: 10)
+        verdict = evaluate(id, b, F.context())
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 10, contains: "download d1, package read (downloaded): the app named no package within 5.000 s")
+    }
+
+    @Test func aRenditionTheOriginSentThatThePackageLacksFails() {
+        let audio = "/videos/clear/audio_fr/index.m3u8"
+        var b = F.downloaded()
+        b.origin("/videos/clear/audio_fr/seg0.ts", bytes: 50, at: 2.5)
+        b.packageRead("d1", F.package(), at: 5.01)
+        let verdict = evaluate(id, b, F.context(more: [audio: ["/videos/clear/audio_fr/seg0.ts"]]))
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 5.01, contains: "no playlist of the package holds \(audio), whose segments the origin sent")
+        // The same package passes when the origin never sent that rendition.
+        var alone = F.downloaded()
+        alone.packageRead("d1", F.package(), at: 5.01)
+        #expect(evaluate(id, alone, F.context(more: [audio: ["/videos/clear/audio_fr/seg0.ts"]])).outcome == .passed)
+    }
+
+    @Test func aReportBeforeTheOriginSentTheLastSegmentFailsEvenIfTheReadIsWhole() {
         var b = TraceBuilder()
         b.request("d1", video: "clear", at: 0)
         b.state("d1", .downloading, at: 1)
-        b.stored("d1", path: "/videos/clear/400k/seg0.ts", bytes: 100, index: 0, at: 2)
-        b.stored("d1", path: "/videos/clear/400k/seg1.ts", bytes: 100, index: 1, at: 3)
-        b.state("d1", .downloaded, at: 5)
+        b.origin(F.segments[0], bytes: 100, at: 2)
+        b.origin(F.segments[1], bytes: 100, at: 3)
+        b.state("d1", .downloaded, at: 4)
+        b.origin(F.segments[2], bytes: 100, at: 4.5)
+        b.packageRead("d1", F.package(), at: 4.6)
+        let verdict = evaluate(id, b, F.context())
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 4, contains: "download d1 reported downloaded before the origin had sent "
+            + "/videos/clear/400k/seg2.ts (the first of them ended at 4.500 s)")
+    }
+
+    @Test func aSegmentTheAppSaysItStoredButTheOriginNeverSentFails() {
+        var b = F.downloaded()
+        b.stored("d1", path: "/videos/clear/1200k/seg0.ts", bytes: 100, index: 0, at: 2.2)
+        b.packageRead("d1", F.package(), at: 5.01)
+        let verdict = evaluate(id, b, F.context(more: ["/videos/clear/1200k/index.m3u8": ["/videos/clear/1200k/seg0.ts"]]))
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 2.2, contains: "download d1: the app said it stored /videos/clear/1200k/seg0.ts "
+            + "(video #0), which the origin never sent it")
+        expectEvidence(verdict, at: 5.01, contains: "/videos/clear/1200k/seg0.ts (no playlist of /videos/clear/1200k/index.m3u8)")
+        // Sent after the claim is not sent before it.
+        var late = F.downloaded()
+        late.stored("d1", path: "/videos/clear/400k/seg9.ts", bytes: 1, index: 9, at: 2.2)
+        late.origin("/videos/clear/400k/seg9.ts", bytes: 1, at: 2.3)
+        late.packageRead("d1", F.package(), at: 5.01)
+        expectEvidence(evaluate(id, late, F.context()), at: 2.2, contains: "which the origin never sent it")
+    }
+
+    @Test func hashClaimsThatDisagreeWithTheOriginFail() {
+        var b = F.downloaded()
+        b.packageRead("d1", F.package(), at: 5.01)
+        var hashes = F.manifest
+        hashes["/videos/clear/400k/seg1.ts"] = "ff00"
+        hashes["/videos/clear/9000k/seg1.ts"] = "aa"
         b.inspect(inspection("d1", segmentHashes: hashes), at: 6)
-        return b
-    }
-
-    @Test func matchingHashesPass() {
-        let b = downloaded(hashes: ["/videos/clear/400k/seg0.ts": "AA11", "/videos/clear/400k/seg1.ts": "bb22"])
-        let verdict = evaluate(id, b, PropertyContext(hashManifest: manifest))
-        #expect(verdict.outcome == .passed)
-        expectEvidence(verdict, at: 6, contains: "download d1: 2 segment hashes matched the origin's manifest")
-    }
-
-    @Test func aDownloadDeletedAfterItsInspectionIsStillJudged() {
-        var b = downloaded(hashes: ["/videos/clear/400k/seg0.ts": "aa11", "/videos/clear/400k/seg1.ts": "ff00"])
-        b.userAction("delete", "d1", at: 7)
-        b.change("d1", from: .downloaded, to: .notDownloaded, at: 7)
-        b.inspect(inspection("d1", known: false), at: 8)
-        let verdict = evaluate(id, b, PropertyContext(hashManifest: manifest))
+        let verdict = evaluate(id, b, F.context())
         #expect(verdict.outcome == .failed)
-        expectEvidence(verdict, at: 6, contains: "/videos/clear/400k/seg1.ts hashes ff00")
+        expectEvidence(verdict, at: 6, contains: "inspection of download d1 claims 2 segment hashes that disagree with the "
+            + "origin: /videos/clear/400k/seg1.ts hashes ff00, the origin serves hash1, /videos/clear/9000k/seg1.ts "
+            + "(the origin serves nothing there)")
     }
 
-    @Test func anInspectionAfterTheNextChangeDoesNotCount() {
+    @Test func anIncompleteClaimOfAWholePackageFails() {
+        var b = F.downloaded()
+        b.packageRead("d1", F.package(), at: 5.01)
+        b.inspect(inspection("d1", segmentHashes: F.manifest, packageComplete: false), at: 6)
+        b.packageRead("d1", F.package(), cause: .inspected, at: 6.01)
+        let verdict = evaluate(id, b, F.context())
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 6, contains: "claims its package incomplete; the harness's read of it found every rendition whole")
+    }
+
+    @Test func aReadAfterTheUserDeletedTheDownloadIsNotJudged() {
+        var b = F.downloaded()
+        b.packageRead("d1", F.package(), at: 5.01)
+        b.userAction("delete", "d1", at: 7)
+        b.packageRead("d1", F.package([F.playlist(missing: F.segments)]), cause: .inspected, at: 7.1)
+        b.change("d1", from: .downloaded, to: .notDownloaded, at: 7.2)
+        let verdict = evaluate(id, b, F.context())
+        #expect(verdict.outcome == .passed, "\(verdict.evidence)")
+    }
+
+    @Test func withoutADownloadedReportOrTheOriginsRenditionsItIsNotApplicable() {
         var b = TraceBuilder()
         b.request("d1", video: "clear", at: 0)
         b.state("d1", .downloading, at: 1)
-        b.stored("d1", path: "/videos/clear/400k/seg0.ts", bytes: 100, index: 0, at: 2)
-        b.state("d1", .downloaded, at: 5)
-        b.change("d1", from: .downloaded, to: .notDownloaded, at: 6)
-        b.inspect(inspection("d1", known: false), at: 7)
-        let verdict = evaluate(id, b, PropertyContext(hashManifest: manifest))
-        #expect(verdict.outcome == .notApplicable)
-    }
-
-    @Test func aMismatchFails() {
-        let b = downloaded(hashes: ["/videos/clear/400k/seg0.ts": "aa11", "/videos/clear/400k/seg1.ts": "ff00"])
-        let verdict = evaluate(id, b, PropertyContext(hashManifest: manifest))
-        #expect(verdict.outcome == .failed)
-        expectEvidence(verdict, at: 6, contains: "download d1: /videos/clear/400k/seg1.ts hashes ff00, the origin's manifest says bb22")
-        #expect(verdict.evidence.count == 1)
-    }
-
-    @Test func aMissingHashFails() {
-        let b = downloaded(hashes: ["/videos/clear/400k/seg0.ts": "aa11"])
-        let verdict = evaluate(id, b, PropertyContext(hashManifest: manifest))
-        #expect(verdict.outcome == .failed)
-        expectEvidence(verdict, at: 6, contains: "inspection of download d1 has no hash for stored segment /videos/clear/400k/seg1.ts")
-    }
-
-    @Test func aPathTheManifestLacksFails() {
-        let b = downloaded(hashes: ["/videos/clear/400k/seg0.ts": "aa11", "/videos/clear/400k/seg1.ts": "bb22"])
-        let verdict = evaluate(id, b, PropertyContext(hashManifest: ["/videos/clear/400k/seg0.ts": "aa11"]))
-        #expect(verdict.outcome == .failed)
-        expectEvidence(verdict, at: 6, contains: "stored /videos/clear/400k/seg1.ts, which the origin's manifest does not list")
-    }
-
-    @Test func withoutManifestOrInspectionItIsNotApplicable() {
-        let b = downloaded(hashes: [:])
-        #expect(evaluate(id, b).outcome == .notApplicable)
-        var early = TraceBuilder()
-        early.request("d1", video: "clear", at: 0)
-        early.state("d1", .downloading, at: 1)
-        early.inspect(inspection("d1", state: .downloading), at: 2)
-        early.state("d1", .downloaded, at: 5)
-        let verdict = evaluate(id, early, PropertyContext(hashManifest: manifest))
-        #expect(verdict.outcome == .notApplicable)
-        expectEvidence(verdict, at: 5, contains: "download d1 completed but was not inspected afterwards")
+        b.packageRead("d1", F.package([F.playlist(missing: F.segments)]), cause: .inspected, at: 2)
+        #expect(evaluate(id, b, F.context()).outcome == .notApplicable)
+        var done = F.downloaded()
+        done.packageRead("d1", F.package(), at: 5.01)
+        #expect(evaluate(id, done).outcome == .notApplicable)
     }
 }

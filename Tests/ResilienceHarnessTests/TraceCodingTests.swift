@@ -10,11 +10,20 @@ import Testing
             TraceEntry(t: 1, .harness(.scenarioStarted(name: "s", profile: "p", seed: 7))),
             TraceEntry(t: 2, .agent(.stateChanged(download: "d", from: .downloading, to: .suspended(.network)))),
             TraceEntry(t: 3, .harness(.interfaceSet(.wifi, up: false, mode: .reset))),
+            TraceEntry(t: 4, .harness(.packageRead(
+                download: "d", master: "/p/master.m3u8", cause: .downloaded,
+                found: PackageFindings(directory: "/p", playlists: [PlaylistFindings(
+                    uri: "video.m3u8", role: "variant", rendition: "/videos/clear/400k/index.m3u8", expected: 2,
+                    listed: 2, present: 1, matching: 1, missing: ["/videos/clear/400k/seg1.ts"],
+                    keys: [SidecarFinding(uri: "key.bin", origin: "/videos/clear/key", outcome: .matches)])])))),
         ]
         let encoder = JSONEncoder()
         let lines = try entries.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         #expect(lines.allSatisfy { !$0.contains("\n") })
         let decoded = try lines.map { try JSONDecoder().decode(TraceEntry.self, from: Data($0.utf8)) }
         #expect(decoded == entries)
+        // The package read reads as docs/report-schema.md shows it.
+        #expect(lines[3].contains(#""packageRead":{"#) && lines[3].contains(#""cause":"downloaded""#))
+        #expect(lines[3].contains(#""outcome":"matches""#) && lines[3].contains(#""missing":["#))
     }
 }

@@ -1,95 +1,141 @@
 import AppProtocol
 
 extension Property {
-    /// `integrity`.
+    /// `integrity` and completeness, from the harness's own reads of the packages
+    /// (`.harness(.packageRead)`), never from the app's word.
     ///
-    /// For each download whose last state is `downloaded`, its last `.agent(.inspected)`
-    /// made at or after that change has, for every path it stored
-    /// (`.agent(.segmentStored)`), a `segmentHashes` entry equal (ignoring case) to
-    /// `context.hashManifest[path]`; every other entry it has that the manifest knows
-    /// must match too. A missing entry, a path the manifest lacks, or a mismatch fails.
-    /// A download not inspected after completing is noted, not judged. Not applicable
-    /// when the manifest is empty or no completed download was inspected.
+    /// Each time a download the harness requested is reported `downloaded`:
+    /// - there is a read of its package from then until its next change (the app named
+    ///   no package: a failure), and every such read (not one after the user deleted or
+    ///   cancelled it) holds each rendition the app chose whole: the renditions whose
+    ///   segments the origin sent for it (`PackageEvidence.chosenRenditions`, from the
+    ///   origin's log and `context.renditions`), each as a local playlist with the
+    ///   origin's segments, present and byte-identical in order, with its keys and init
+    ///   sections as the origin serves them; any other playlist of the package is whole
+    ///   too, and no URI leaves the package. A read is judged whatever the app reported;
+    /// - the origin had sent every segment of those renditions before the report;
+    /// - every segment the app said it stored for it (`segmentStored`) before the report
+    ///   is in that first read, byte-identical.
+    /// The app's claims are checked against the evidence (`IntegrityClaims`): a
+    /// `segmentStored` for a path the origin never sent it, an inspection's
+    /// `segmentHashes` that differ from what the origin serves, and an inspection's
+    /// `packageComplete` that the harness's read of that package contradicts.
+    /// Not applicable when no requested download was reported downloaded (or the
+    /// runner gave no origin renditions).
     public static let integrity = Property(
         id: "integrity",
-        description: "Every stored segment of a downloaded video is byte-identical (SHA-256) to what the origin serves."
+        description: "A video reported downloaded is whole in its package, as the harness reads it: every segment of "
+            + "every rendition the origin sent it, byte-identical (SHA-256) to what the origin serves; the app's claims agree."
     ) { trace, context in
-        var rule = IntegrityRule(trace: trace, manifest: normalizedKeys(context.hashManifest))
+        var rule = IntegrityRule(trace: trace, context: context)
         return rule.judge()
-    }
-
-    fileprivate static func normalizedKeys(_ hashes: [String: String]) -> [String: String] {
-        Dictionary(hashes.map { (OriginPath.normalized($0.key), $0.value.lowercased()) }) { first, _ in first }
     }
 }
 
 private struct IntegrityRule {
     let trace: ScenarioTrace
-    let manifest: [String: String]
+    let context: PropertyContext
+    let evidence: PackageEvidence
     var findings = PropertyFindings("integrity")
     var matched = 0
 
+    init(trace: ScenarioTrace, context: PropertyContext) {
+        self.trace = trace
+        self.context = context
+        evidence = PackageEvidence(trace: trace, renditions: context.renditions)
+    }
+
     mutating func judge() -> Verdict {
-        guard !manifest.isEmpty else {
+        guard !context.renditions.isEmpty else {
             return Verdict(
                 property: findings.property, outcome: .notApplicable,
-                summary: "No hash manifest of the origin was given, so nothing could be compared.")
+                summary: "The origin's renditions were not given, so the packages could not be judged.")
         }
-        for token in trace.stateChanges.keys.sorted() {
-            // Each time it was downloaded, judged by an inspection before its next change
-            // (a later delete or eviction does not make a finished download unjudgeable).
-            let changes = trace.stateChanges[token] ?? []
-            for (index, change) in changes.enumerated() where change.to == .downloaded {
-                let next = index + 1 < changes.count ? changes[index + 1].t : nil
-                judge(token, completedAt: change.t, before: next)
+        for download in trace.downloads {
+            for (index, change) in download.changes.enumerated() where change.to == .downloaded {
+                let next = index + 1 < download.changes.count ? download.changes[index + 1].t : nil
+                judgeCompletion(download, at: change.t, before: next)
             }
         }
+        var claims = IntegrityClaims(trace: trace, context: context, evidence: evidence)
+        claims.judge(into: &findings)
         return findings.verdict(
-            passed: "\(Wording.count(matched, "segment hash", plural: "segment hashes")) of "
-                + "\(Wording.count(findings.checked, "downloaded video")) matched the origin's manifest.",
+            passed: "\(Wording.count(findings.checked, "downloaded video")) whole in the packages the harness read: "
+                + "\(Wording.count(matched, "segment")) byte-identical to the origin's; the app's claims agree.",
             failed: "\(Wording.count(findings.violations.count, "integrity violation")); first: \(Wording.first(findings)).",
-            notApplicable: "No downloaded video was inspected after it completed.")
+            notApplicable: "No requested download was reported downloaded.")
     }
 
-    private mutating func judge(_ token: String, completedAt: UInt64, before next: UInt64?) {
-        let inspected = trace.inspections(of: token).last { inspection in
-            inspection.t >= completedAt && (next.map { inspection.t < $0 } ?? true)
+    /// One report of `download` as downloaded at `t`, until its next change.
+    private mutating func judgeCompletion(_ download: TracedDownload, at t: UInt64, before next: UInt64?) {
+        findings.checkedOne()
+        let token = download.token
+        let reads = trace.packageReads(of: token).filter { read in
+            read.t >= t && (next.map { read.t < $0 } ?? true) && !evidence.removed(token, since: t, before: read.t)
         }
-        guard let inspection = inspected, inspection.inspection.known else {
-            findings.support(completedAt, "download \(token) completed but was not inspected afterwards; not judged")
+        guard let first = reads.first else {
+            findings.violation(t, "download \(token) reported downloaded, but named no package the harness could "
+                + "read (no finished event, no inspection naming one) before its next change")
             return
         }
-        findings.checkedOne()
-        let hashes = Property.normalizedKeys(inspection.inspection.segmentHashes ?? [:])
-        let stored = Set(trace.segmentsStored(by: token).map(\.path))
-        let matchedBefore = matched
-        for path in stored.sorted() {
-            guard let hash = hashes[path] else {
-                findings.violation(inspection.t, "inspection of download \(token) has no hash for stored segment \(path)")
+        let chosen = evidence.chosenRenditions(of: download)
+        if chosen.isEmpty {
+            findings.violation(t, "download \(token) reported downloaded, but the origin sent it no segment of "
+                + "video \(download.video)")
+        }
+        for read in reads { judgeRead(read, of: token, chosen: chosen) }
+        judgeTiming(download, at: t, chosen: chosen)
+        judgeStoredClaims(download, at: t, against: first)
+    }
+
+    private mutating func judgeRead(_ read: TracedPackageRead, of token: String, chosen: [String]) {
+        let problems = evidence.problems(of: read, chosen: chosen)
+        let name = "download \(token), package read (\(read.cause.rawValue))"
+        guard !problems.isEmpty else {
+            let segments = evidence.matchingSegments(of: read, chosen: chosen)
+            matched += segments
+            findings.support(read.t, "\(name): \(Wording.count(chosen.count, "rendition")) whole, "
+                + "\(Wording.count(segments, "segment")) byte-identical to the origin's")
+            return
+        }
+        for problem in problems.prefix(5) { findings.violation(read.t, "\(name): \(problem)") }
+        if problems.count > 5 { findings.violation(read.t, "\(name): and \(problems.count - 5) more problems") }
+    }
+
+    /// Every segment of the chosen renditions was sent by the origin before the report.
+    private mutating func judgeTiming(_ download: TracedDownload, at t: UInt64, chosen: [String]) {
+        let sent = Dictionary(grouping: evidence.originRequests(of: download).filter(PackageEvidence.sentBody), by: \.path)
+        var late: [(path: String, at: UInt64)] = []
+        for rendition in chosen {
+            for path in context.renditions.segments[rendition] ?? [] {
+                guard let requests = sent[path], !requests.contains(where: { $0.t <= t }),
+                    let first = requests.map(\.t).min()
+                else { continue }
+                late.append((path, first))
+            }
+        }
+        guard let earliest = late.min(by: { $0.at < $1.at }) else { return }
+        findings.violation(t, "download \(download.token) reported downloaded before the origin had sent "
+            + "\(PlaylistFindings.list(late.map(\.path))) (the first of them ended at \(Wording.time(earliest.at)))")
+    }
+
+    /// What the app said it stored before the report is in the package, byte-identical.
+    private mutating func judgeStoredClaims(_ download: TracedDownload, at t: UInt64, against read: TracedPackageRead) {
+        guard read.master != nil else { return }
+        var lacking: [String] = []
+        let claimed = trace.segmentsStored(by: download.token).filter { $0.t >= download.requestedAt && $0.t <= t }
+        for path in Set(claimed.map(\.path)).sorted() {
+            guard let rendition = context.renditions.rendition(ofSegment: path) else { continue }
+            guard let playlist = read.found.playlists(holding: rendition).first else {
+                lacking.append("\(path) (no playlist of \(rendition))")
                 continue
             }
-            compare(token, path, hash, at: inspection.t)
+            if playlist.missing.contains(path) { lacking.append("\(path) (missing)") }
+            if playlist.mismatching.contains(path) { lacking.append("\(path) (other bytes)") }
         }
-        for path in hashes.keys.sorted() where !stored.contains(path) && manifest[path] != nil {
-            compare(token, path, hashes[path] ?? "", at: inspection.t)
-        }
-        if matched > matchedBefore {
-            let count = Wording.count(matched - matchedBefore, "segment hash", plural: "segment hashes")
-            findings.support(inspection.t, "download \(token): \(count) matched the origin's manifest")
-        } else if stored.isEmpty, hashes.isEmpty {
-            findings.violation(inspection.t, "download \(token) is downloaded but stored and inspected no segment")
-        }
-    }
-
-    private mutating func compare(_ token: String, _ path: String, _ hash: String, at t: UInt64) {
-        guard let expected = manifest[path] else {
-            findings.violation(t, "download \(token) stored \(path), which the origin's manifest does not list")
-            return
-        }
-        if expected == hash {
-            matched += 1
-        } else {
-            findings.violation(t, "download \(token): \(path) hashes \(hash), the origin's manifest says \(expected)")
-        }
+        guard !lacking.isEmpty else { return }
+        findings.violation(read.t, "download \(download.token): the app said it stored \(Wording.count(lacking.count, "segment")) "
+            + "the package read at \(Wording.time(read.t)) does not hold as the origin serves it: "
+            + PlaylistFindings.list(lacking))
     }
 }

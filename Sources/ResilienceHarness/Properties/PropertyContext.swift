@@ -1,8 +1,9 @@
 import Foundation
 
-/// What properties are judged against besides the trace: bounds, and the origin's
-/// hash manifest. Made by the runner (from the scenario and the origin) once per
-/// scenario; a plain `Sendable` value, defaults as DESIGN.md §5 states them.
+/// What properties are judged against besides the trace: bounds, and what the
+/// origin serves (its renditions, the hashes of what the app claimed). Made by the
+/// runner (from the scenario and the origin) once per scenario; a plain `Sendable`
+/// value, defaults as DESIGN.md §5 states them.
 public struct PropertyContext: Sendable, Hashable {
     /// How soon after the last allowed interface goes down a running download must be
     /// `suspended(network)`.
@@ -26,10 +27,15 @@ public struct PropertyContext: Sendable, Hashable {
     /// doubling, full jitter, up to 30 s) stays well under it after its first retries;
     /// one that retries a refused port with no backoff makes tens per second.
     public var retryRate: Double
-    /// SHA-256 (lowercase hex) of every file the origin serves, by path
-    /// (e.g. `/videos/clear/400k/seg3.ts`). Empty when the runner has none: the
-    /// integrity property is then not applicable.
+    /// SHA-256 (lowercase hex) of what the origin serves at each path the app claimed
+    /// a hash for (`AppInspection.segmentHashes`), keyed as claimed (e.g.
+    /// `/videos/clear/400k/seg3.ts`): what `integrity` checks those claims against.
+    /// The runner makes it from its own origin; paths the origin does not serve are absent.
     public var hashManifest: [String: String]
+    /// The origin's renditions of the videos downloaded (each media playlist's segment
+    /// paths in order): `integrity` and `offline-playback` learn from it which
+    /// renditions the app chose. Empty when the runner has none: they cannot tell then.
+    public var renditions: OriginRenditions
     /// The wall-clock time at the run's epoch (trace time 0), e.g. `RunMetadata.startedAt`,
     /// which lets an inspection's trace time be compared with a license expiration.
     /// Nil when unknown: expired rentals are then recognised only by what the agent said.
@@ -67,7 +73,8 @@ public struct PropertyContext: Sendable, Hashable {
         hashManifest: [String: String] = [:], epochWallClock: Date? = nil, expiryTolerance: Duration = .seconds(1),
         pauseBound: Duration = .seconds(5), pauseGrace: Duration = .seconds(1), minimumCrashRestarts: Int = 0,
         stallTimeout: Duration = .seconds(4), backoffBound: Duration = .seconds(30),
-        unreachable: LinkReachability = LinkReachability(), retryBurst: Int = 10, retryRate: Double = 1
+        unreachable: LinkReachability = LinkReachability(), retryBurst: Int = 10, retryRate: Double = 1,
+        renditions: OriginRenditions = OriginRenditions()
     ) {
         self.suspendBound = suspendBound
         self.resumeBound = resumeBound
@@ -84,5 +91,6 @@ public struct PropertyContext: Sendable, Hashable {
         self.unreachable = unreachable
         self.retryBurst = retryBurst
         self.retryRate = retryRate
+        self.renditions = renditions
     }
 }

@@ -53,6 +53,8 @@ public struct ScenarioTrace: Sendable {
     /// Every connection attempt the conditioner saw (`connectionAccepted`,
     /// `connectionRefused`, with the `connectionReset` of an accepted one), in time order.
     public let connectionAttempts: [TracedConnectionAttempt]
+    /// Every `.harness(.packageRead)`: what the harness found in the app's packages.
+    public let packageReads: [TracedPackageRead]
 
     /// Derives the facts of `entries` (any order).
     public init(_ entries: [TraceEntry]) {
@@ -84,6 +86,7 @@ public struct ScenarioTrace: Sendable {
         notes = builder.notes
         linkBytes = builder.linkBytes
         connectionAttempts = builder.connectionAttempts
+        packageReads = builder.packageReads
     }
 
     /// The download with `token`, if the harness requested it.
@@ -119,6 +122,11 @@ public struct ScenarioTrace: Sendable {
     /// Inspections of `token`, in time order.
     public func inspections(of token: String) -> [TracedInspection] {
         inspections.filter { $0.inspection.download == token }
+    }
+
+    /// The harness's reads of `token`'s package, in time order.
+    public func packageReads(of token: String) -> [TracedPackageRead] {
+        packageReads.filter { $0.download == token }
     }
 
     /// Whether the app was in the background at `t`.

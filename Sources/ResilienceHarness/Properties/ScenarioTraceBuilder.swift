@@ -28,6 +28,7 @@ struct ScenarioTraceBuilder {
     var connectionAttempts: [TracedConnectionAttempt] = []
     /// An accepted connection's index in `connectionAttempts`, to attach its reset.
     private var attemptIndex: [ConnectionID: Int] = [:]
+    var packageReads: [TracedPackageRead] = []
 
     mutating func add(_ entry: TraceEntry) {
         switch entry.event {
@@ -124,6 +125,8 @@ struct ScenarioTraceBuilder {
             notes.append(TracedNote(t: t, text: text))
         case .inspected(let inspection):
             inspections.append(TracedInspection(t: t, inspection: inspection))
+        case let .packageRead(download, master, cause, found):
+            packageReads.append(TracedPackageRead(t: t, download: download, master: master, cause: cause, found: found))
         case .scenarioStarted, .helloAnswered, .scenarioFinished, .licenseServerBackground, .preparedForBackground,
             .allowsCellularSet, .agentExited, .clientLaunched, .clientExited:
             break

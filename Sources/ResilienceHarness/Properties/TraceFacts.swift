@@ -176,3 +176,14 @@ public struct TracedConnectionAttempt: Sendable, Hashable {
     /// interface went down in reset mode, a fault, an upstream failure); nil if it did not.
     public var resetAt: UInt64?
 }
+
+/// The harness read an app's package itself (`.harness(.packageRead)`).
+public struct TracedPackageRead: Sendable, Hashable {
+    /// When the read began.
+    public var t: UInt64
+    public var download: String
+    /// The master playlist read; nil when the app named none (see `found.problems`).
+    public var master: String?
+    public var cause: PackageReadCause
+    public var found: PackageFindings
+}

@@ -109,9 +109,12 @@ struct ScenarioRun {
         let storage = (options.workDirectory as NSString)
             .appendingPathComponent("deadzone-\(scenario.name)-\(getpid())-\(seed)")
         defer { try? FileManager.default.removeItem(atPath: storage) }
-        let launcher = AgentLauncher(app: options.app, storage: storage)
+        let origin = OriginCatalogView(store: network.origin.store)
+        let packages = PackageWatch(collector: collector, origin: origin)
+        let launcher = AgentLauncher(app: options.app, storage: storage, packages: packages)
         let context = ScenarioContext(
-            collector: collector, network: network, launcher: launcher, seed: seed, profile: options.profile)
+            collector: collector, network: network, launcher: launcher, packages: packages, seed: seed,
+            profile: options.profile)
         let relay = Task {
             for await path in network.conditioner.pathUpdates { await context.pathPublished(path) }
         }
@@ -122,10 +125,10 @@ struct ScenarioRun {
         collector.absorb(license: network.origin.licenseServer.records)
         relay.cancel()
         let trace = ScenarioTrace(collector.entries(from: first))
-        let manifest = network.hashManifest(paths: Set(trace.inspections.flatMap { ($0.inspection.segmentHashes ?? [:]).keys }))
         await network.stop()
         var bounds = options.bounds
-        bounds.hashManifest = manifest
+        bounds.renditions = OriginRenditions(origin.layout(ofVideos: trace.downloads.map(\.video)))
+        bounds.hashManifest = origin.manifest(claimedIn: trace)
         bounds.epochWallClock = collector.epochWallClock
         bounds.minimumCrashRestarts = scenario.minimumCrashRestarts
         bounds.stallTimeout = options.stallTimeout

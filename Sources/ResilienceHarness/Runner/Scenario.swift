@@ -69,11 +69,15 @@ public struct AppCommandLine: Sendable, Hashable {
 struct AgentLauncher: Sendable {
     var app: AppCommandLine
     var storage: String
+    /// Sees every event before the collector does (it reads packages the app finished).
+    var packages: PackageWatch?
 
     func launch(after termination: RelaunchKind, collector: TraceCollector) async throws -> AgentProcess {
-        try await AgentProcess.launch(
+        let packages = packages
+        return try await AgentProcess.launch(
             executable: app.executable, arguments: app.arguments, storage: storage, after: termination
         ) { t, event in
+            packages?.observe(event)
             collector.agent(event, at: t)
         }
     }

@@ -13,6 +13,8 @@ public actor ScenarioContext {
     let collector: TraceCollector
     let network: ScenarioNetwork
     let launcher: AgentLauncher
+    /// Reads the app's packages itself (at `downloaded` and at each `inspect`).
+    let packages: PackageWatch
     private var agent: AgentProcess?
     private var path = NetworkPath(interfaces: [])
     private var foreground = true
@@ -24,11 +26,15 @@ public actor ScenarioContext {
     /// The profile the scenario runs under.
     public let profile: Profile
 
-    init(collector: TraceCollector, network: ScenarioNetwork, launcher: AgentLauncher, seed: UInt64, profile: Profile) {
+    init(
+        collector: TraceCollector, network: ScenarioNetwork, launcher: AgentLauncher, packages: PackageWatch, seed: UInt64,
+        profile: Profile
+    ) {
         self.profile = profile
         self.collector = collector
         self.network = network
         self.launcher = launcher
+        self.packages = packages
         generator = SeededGenerator(seed: seed)
     }
 
@@ -60,6 +66,7 @@ public actor ScenarioContext {
         guard let process = agent else { return }
         collector.harness(.killed(pid: process.pid, reason: reason))
         await process.kill()
+        packages.agentKilled()
         peakRSSBytes = max(peakRSSBytes, process.peakRSSBytes)
         agent = nil
     }
@@ -76,6 +83,7 @@ public actor ScenarioContext {
         let status = await process.shutdown(timeout: .seconds(10))
         peakRSSBytes = max(peakRSSBytes, process.peakRSSBytes)
         collector.harness(.agentExited(pid: process.pid, status: status ?? -1))
+        packages.agentEnded()
         agent = nil
     }
 
@@ -152,6 +160,7 @@ public actor ScenarioContext {
             guard case .download(let token) = try await send(.request(request)) else {
                 throw ScenarioError.script("the agent answered a download request without a token")
             }
+            packages.requested(token, video: video)
             collector.harness(.downloadRequested(
                 video: video, download: token, allowsCellular: effective, protected: protected, error: nil))
             return token
@@ -189,24 +198,27 @@ public actor ScenarioContext {
         try await send(.setAllowsCellular(allowed))
     }
 
-    /// What the app says it has stored for `token` (recorded as `.harness(.inspected)`).
+    /// What the app says it has stored for `token` (recorded as `.harness(.inspected)`),
+    /// and what the harness finds in the package it names (`.harness(.packageRead)`).
     @discardableResult
     public func inspect(_ token: String) async throws -> AppInspection {
         guard case .inspection(let inspection) = try await send(.inspect(download: token)) else {
             throw ScenarioError.script("the app answered an inspection without one")
         }
         collector.harness(.inspected(inspection))
+        packages.inspected(inspection)
         return inspection
     }
 
     // MARK: Triggers
 
-    /// Waits until `condition` holds on the live view of the app.
+    /// Waits until `condition` holds on the live view of the app, and no package read
+    /// it may have caused is still under way.
     public func wait(
         _ what: String, timeout: Duration = .seconds(120), until condition: @Sendable (LiveState) -> Bool
     ) async throws {
         let deadline = ContinuousClock.now + timeout
-        while !condition(collector.live) {
+        while !condition(collector.live) || packages.isBusy {
             if let agent, !agent.isRunning {
                 throw ScenarioError.agentDied(
                     "while waiting for \(what)", status: agent.exitStatus, stderr: agent.stderrPath)

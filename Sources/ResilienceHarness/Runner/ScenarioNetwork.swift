@@ -99,18 +99,6 @@ final class ScenarioNetwork: Sendable {
         return (VideoDocument(entry, in: catalog), "http://127.0.0.1:\(origin.port)/videos/\(video)")
     }
 
-    /// SHA-256 (lowercase hex) of what the origin serves at each of `paths` (paths it
-    /// does not serve are left out). Only what was stored is hashed: a manifest of
-    /// every variant of every video would cost gigabytes of generation.
-    func hashManifest(paths: Set<String>) -> [String: String] {
-        var manifest: [String: String] = [:]
-        for path in paths {
-            guard let content = ContentPath(path), let served = try? origin.store.loadResource(at: content) else { continue }
-            manifest[path] = served.sha256
-        }
-        return manifest
-    }
-
     /// Stops the conditioner and the origin.
     func stop() async {
         conditioner.stop()

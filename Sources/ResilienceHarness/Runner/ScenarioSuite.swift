@@ -249,9 +249,10 @@ extension ScenarioSuite {
 }
 
 extension ScenarioContext {
-    /// Whether every one of `tokens` is downloaded or failed.
+    /// Whether every one of `tokens` is downloaded or failed (and no package read
+    /// that caused is still under way).
     public func allSettled(_ tokens: [String]) -> Bool {
         let live = collector.live
-        return tokens.allSatisfy { [.downloaded, .failed].contains(live.states[$0]) }
+        return tokens.allSatisfy { [.downloaded, .failed].contains(live.states[$0]) } && !packages.isBusy
     }
 }

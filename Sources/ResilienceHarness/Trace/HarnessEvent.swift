@@ -33,6 +33,11 @@ public enum HarnessEvent: Sendable, Hashable, Codable {
     case helloAnswered(app: String, capabilities: [String])
     /// The app answered an `inspect` with this (claims: what it says it stored).
     case inspected(AppInspection)
+    /// The harness read the app's offline package of `download` itself (`cause`: the app
+    /// reported it downloaded, or answered an `inspect`) from its master playlist at
+    /// `master`, and matched it with the origin: `found`. `master` is nil when the app
+    /// reported the download downloaded but named no package (`found.problems` says so).
+    case packageRead(download: String, master: String?, cause: PackageReadCause, found: PackageFindings)
     /// The agent exited by itself with `status`.
     case agentExited(pid: Int32, status: Int32)
     /// A note for the report (e.g. "trigger progress ≥ 0.5 met").

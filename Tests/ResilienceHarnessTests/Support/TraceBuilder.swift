@@ -137,6 +137,14 @@ struct TraceBuilder {
         for index in 0..<count { refused(kind, at: start + Double(index) * every) }
     }
 
+    /// The harness reads `token`'s package and finds `found` (`master` nil: the app named none).
+    mutating func packageRead(
+        _ token: String, _ found: PackageFindings, cause: PackageReadCause = .downloaded,
+        master: String? = "/p/master.m3u8", at seconds: Double
+    ) {
+        add(seconds, .harness(.packageRead(download: token, master: master, cause: cause, found: found)))
+    }
+
     // MARK: Origin and license server
 
     /// The origin logs a request that began `duration` seconds before `seconds` and ended then.

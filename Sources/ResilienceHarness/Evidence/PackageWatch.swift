@@ -1,0 +1,140 @@
+import AppProtocol
+import BenchCore
+import Foundation
+import Synchronization
+
+/// Reads the app's offline packages when the evidence calls for it and records what
+/// it found (`HarnessEvent.packageRead`): as soon as the app names the package of a
+/// download it reported `downloaded` (its `finished` event), and at every `inspect`
+/// whose answer names one. An app that reports a download `downloaded` and names no
+/// package within `packageBound` (5 s) gets a read with no master, which `integrity` fails.
+///
+/// One per scenario run. `observe` is called on the agent's monitor thread with every
+/// event *before* the trace collector absorbs it, so no trigger of the script can see a
+/// download `downloaded` before its read was begun; `isBusy` holds the script's
+/// triggers until the read is done (`ScenarioContext.wait`). Thread-safe: the state is
+/// behind a lock, and reads happen outside it, on the caller's thread.
+final class PackageWatch: Sendable {
+    /// How long after reporting a download `downloaded` the app has to name its package.
+    let packageBound: Duration
+    private let collector: TraceCollector
+    private let origin: OriginCatalogView
+    private let state = Mutex(State())
+
+    private struct State {
+        /// The video of each download the harness requested.
+        var videos: [String: String] = [:]
+        /// Downloads reported `downloaded` whose package is not named yet, with the deadline.
+        var awaiting: [String: ContinuousClock.Instant] = [:]
+        /// Packages named (`finished`) before their download was reported `downloaded`.
+        var named: [String: String] = [:]
+        /// Reads under way.
+        var reading = 0
+    }
+
+    /// A watch recording into `collector`, matching packages with `origin`.
+    init(collector: TraceCollector, origin: OriginCatalogView, packageBound: Duration = .seconds(5)) {
+        self.collector = collector
+        self.origin = origin
+        self.packageBound = packageBound
+    }
+
+    /// The harness requested `video` and the app answered `download`.
+    func requested(_ download: String, video: String) {
+        state.withLock { $0.videos[download] = video }
+    }
+
+    /// An event of the app, before the collector absorbs it (agent monitor thread).
+    func observe(_ event: AppEvent) {
+        switch event {
+        case let .stateChanged(download, _, to):
+            let (master, unnamed) = state.withLock { state -> (String?, Bool) in
+                guard to == .downloaded else {
+                    state.named[download] = nil
+                    return (nil, state.awaiting.removeValue(forKey: download) != nil)
+                }
+                if let master = state.named.removeValue(forKey: download) {
+                    state.reading += 1
+                    return (master, false)
+                }
+                state.awaiting[download] = .now + packageBound
+                return (nil, false)
+            }
+            if let master { read(download, master: master, cause: .downloaded, counted: true) }
+            if unnamed { recordUnnamed(download, "the app reported it \(to) before naming its package") }
+        case let .finished(download, package):
+            let awaited = state.withLock { state -> Bool in
+                guard state.awaiting.removeValue(forKey: download) != nil else {
+                    state.named[download] = package
+                    return false
+                }
+                state.reading += 1
+                return true
+            }
+            if awaited { read(download, master: package, cause: .downloaded, counted: true) }
+        default:
+            break
+        }
+    }
+
+    /// The app answered an `inspect`: its package, when it names one, is read now.
+    func inspected(_ inspection: AppInspection) {
+        guard let master = inspection.package else { return }
+        read(inspection.download, master: master, cause: .inspected, counted: false)
+    }
+
+    /// Whether a read is under way or a package is still awaited (one awaited past
+    /// `packageBound` is recorded as never named, and no longer counts).
+    var isBusy: Bool {
+        let now = ContinuousClock.now
+        let (overdue, busy) = state.withLock { state in
+            let overdue = state.awaiting.filter { $0.value <= now }.map(\.key).sorted()
+            for download in overdue { state.awaiting[download] = nil }
+            return (overdue, state.reading > 0 || !state.awaiting.isEmpty)
+        }
+        for download in overdue {
+            recordUnnamed(download, "the app named no package within \(Wording.bound(packageBound)) of reporting it downloaded")
+        }
+        return busy
+    }
+
+    /// The agent was killed: a package it could no longer name is not held against it
+    /// here (the next inspection reads it).
+    func agentKilled() {
+        let dropped = state.withLock { state in
+            defer { state.awaiting = [:] }
+            return state.awaiting.keys.sorted()
+        }
+        for download in dropped {
+            collector.harness(.note("download \(download): the app was killed before naming the package of its "
+                + "downloaded download; it is read at its next inspection"))
+        }
+    }
+
+    /// The agent ended cleanly (every event delivered): packages still awaited were never named.
+    func agentEnded() {
+        let unnamed = state.withLock { state in
+            defer { state.awaiting = [:] }
+            return state.awaiting.keys.sorted()
+        }
+        for download in unnamed { recordUnnamed(download, "the app ended without naming its package") }
+    }
+
+    /// Reads the package at `master` and records the findings, stamped when the read began.
+    func read(_ download: String, master: String, cause: PackageReadCause, counted: Bool) {
+        let t = collector.now
+        let video = state.withLock { $0.videos[download] }
+        let contents = PackageReader.read(master: master)
+        let matcher = PackageMatcher(
+            renditions: video.map(origin.renditions(ofVideo:)) ?? [], originHash: origin.sha256(of:range:))
+        var found = matcher.match(contents)
+        if video == nil { found.problems.append("the harness did not request download \(download): no video to match") }
+        collector.harness(.packageRead(download: download, master: master, cause: cause, found: found), at: t)
+        if counted { state.withLock { $0.reading -= 1 } }
+    }
+
+    private func recordUnnamed(_ download: String, _ why: String) {
+        collector.harness(.packageRead(
+            download: download, master: nil, cause: .downloaded, found: PackageFindings(directory: "", problems: [why])))
+    }
+}

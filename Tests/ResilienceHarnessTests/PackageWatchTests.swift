@@ -1,0 +1,86 @@
+import AppProtocol
+import Foundation
+@testable import ResilienceHarness
+import Testing
+
+/// When the harness reads a package: as soon as the app names the package of a
+/// download it reported downloaded, at each inspection naming one, and a read with no
+/// master when the app names none in time.
+@Suite struct PackageWatchTests {
+    /// A whole package of the clear video's 400k rendition, and a watch over its origin.
+    func setUp(bound: Duration = .seconds(5)) throws -> (ScratchPackage, TraceCollector, PackageWatch) {
+        let package = try ScratchPackage(video: "clear")
+        try package.store("400k", as: "v.m3u8", in: "v")
+        try package.writeMaster(variant: "v.m3u8")
+        let collector = TraceCollector()
+        let watch = PackageWatch(collector: collector, origin: package.origin, packageBound: bound)
+        watch.requested("d1", video: "clear")
+        return (package, collector, watch)
+    }
+
+    func reads(_ collector: TraceCollector) -> [TracedPackageRead] {
+        ScenarioTrace(collector.entries).packageReads
+    }
+
+    @Test func aDownloadReportedDownloadedIsReadWhenTheAppNamesItsPackage() throws {
+        let (package, collector, watch) = try setUp()
+        defer { package.remove() }
+        watch.observe(.stateChanged(download: "d1", from: .downloading, to: .downloaded))
+        // Until the package is named, the script's triggers wait.
+        #expect(watch.isBusy && reads(collector).isEmpty)
+        watch.observe(.finished(download: "d1", package: package.master))
+        #expect(!watch.isBusy)
+        let read = try #require(reads(collector).first)
+        #expect(reads(collector).count == 1)
+        #expect(read.download == "d1" && read.cause == .downloaded && read.master == package.master)
+        #expect(read.found.playlists.map(\.rendition) == ["/videos/clear/400k/index.m3u8"])
+        #expect(read.found.playlists.first?.isComplete == true)
+    }
+
+    @Test func aPackageNamedBeforeTheReportIsReadAtTheReport() throws {
+        let (package, collector, watch) = try setUp()
+        defer { package.remove() }
+        watch.observe(.finished(download: "d1", package: package.master))
+        #expect(reads(collector).isEmpty)
+        watch.observe(.stateChanged(download: "d1", from: .downloading, to: .downloaded))
+        #expect(reads(collector).map(\.cause) == [.downloaded] && !watch.isBusy)
+    }
+
+    @Test func anInspectionNamingThePackageIsFollowedByARead() throws {
+        let (package, collector, watch) = try setUp()
+        defer { package.remove() }
+        watch.inspected(AppInspection(download: "d1", known: true, state: .downloaded, playable: true, package: package.master))
+        watch.inspected(AppInspection(download: "d1", known: false, state: nil, playable: false))
+        #expect(reads(collector).map(\.cause) == [.inspected])
+    }
+
+    @Test func aPackageNeverNamedIsRecordedAsAReadWithoutMaster() async throws {
+        let (package, collector, watch) = try setUp(bound: .milliseconds(50))
+        defer { package.remove() }
+        watch.observe(.stateChanged(download: "d1", from: .downloading, to: .downloaded))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while watch.isBusy, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(!watch.isBusy)
+        let read = try #require(reads(collector).first)
+        #expect(read.master == nil && read.found.problems == ["the app named no package within 0.050 s of reporting it downloaded"])
+        // The app ending, or leaving the state, before naming it counts alike.
+        watch.observe(.stateChanged(download: "d1", from: .downloading, to: .downloaded))
+        watch.agentEnded()
+        watch.observe(.stateChanged(download: "d1", from: .downloading, to: .downloaded))
+        watch.observe(.stateChanged(download: "d1", from: .downloaded, to: .notDownloaded))
+        #expect(reads(collector).map(\.found.problems) == [
+            ["the app named no package within 0.050 s of reporting it downloaded"],
+            ["the app ended without naming its package"],
+            ["the app reported it notDownloaded before naming its package"],
+        ])
+    }
+
+    @Test func aKillBeforeThePackageIsNamedIsOnlyNoted() throws {
+        let (package, collector, watch) = try setUp()
+        defer { package.remove() }
+        watch.observe(.stateChanged(download: "d1", from: .downloading, to: .downloaded))
+        watch.agentKilled()
+        #expect(!watch.isBusy && reads(collector).isEmpty)
+        #expect(ScenarioTrace(collector.entries).notes.first?.text.contains("killed before naming") == true)
+    }
+}
