@@ -3,9 +3,11 @@ import Foundation
 import OfflineDownloads
 
 /// What each misbehaviour does at the points where `AgentRuntime` lets it act: the
-/// path handed to the engine, and the storage before the engine starts. The other two
+/// path handed to the engine, and the storage before the engine starts. The others
 /// act elsewhere: `failOnOutage` in `AgentEventRelay`, `backgroundBeforeLicense` in
-/// the `prepareForBackground` command.
+/// the `prepareForBackground` command, `fakeLicense` in the `request` and
+/// `prepareForBackground` commands, `segmentsBeforeLicense` in the engine's
+/// configuration (`AgentOptions.engineConfiguration`).
 extension AgentMisbehavior {
     /// The path the app hands its engine when the system reports `path`.
     ///

@@ -151,6 +151,7 @@ public actor ScenarioContext {
             }
             collector.harness(.downloadRequested(
                 video: video, download: token, allowsCellular: effective, protected: protected, error: nil))
+            recordLicenseKey(of: document, for: token)
             return token
         } catch {
             collector.harness(.downloadRequested(
