@@ -6,10 +6,11 @@ import OfflineDownloads
 /// path handed to the engine, and the storage before the engine starts. The others
 /// act elsewhere: `failOnOutage` in `AgentEventRelay`, `backgroundBeforeLicense` in
 /// the `prepareForBackground` command, `hammerRefusedPort` in `AgentReachabilityProbe`
-/// (fed by the `setPath` command).
-/// act elsewhere: `failOnOutage`, `claimsUnstoredSegments` and `claimsDownloadedEarly`
-/// in `AgentEventRelay` (the last two with `AgentRuntime+Claims.swift`),
-/// `backgroundBeforeLicense` in the `prepareForBackground` command.
+/// (fed by the `setPath` command), `claimsUnstoredSegments` and `claimsDownloadedEarly`
+/// in `AgentEventRelay` (the last with `AgentRuntime+Claims.swift`), `fakeLicense` in the
+/// `request` and `prepareForBackground` commands, `segmentsBeforeLicense` in the engine's
+/// configuration (`AgentOptions.engineConfiguration`), `bypassConditioner` in the
+/// `request` command.
 extension AgentMisbehavior {
     /// The path the app hands its engine when the system reports `path`.
     ///

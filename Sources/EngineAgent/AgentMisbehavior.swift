@@ -38,6 +38,17 @@ public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable 
     /// later report is not told, so the states stay a legal chain (breaks `integrity`:
     /// the package the harness reads then lacks a segment).
     case claimsDownloadedEarly = "claims-downloaded-early"
+    /// Reports `licenseAcquired` for each protected download as soon as it is
+    /// requested, before the engine holds any license, and answers
+    /// `prepareForBackground` at once with nothing unfinished: the engine really gets its
+    /// licenses later (refused in the background, fetched after the app returned to the
+    /// foreground). Claims with no license behind them (breaks `license-before-background`).
+    case fakeLicense = "fake-license"
+    /// The engine's transfer does not wait for the license before fetching encrypted
+    /// segments (`EngineConfiguration.transferSkipsLicenseGate`); the license exchange
+    /// runs alongside. Against a slow license server the first segments start before
+    /// the license arrives (breaks `license-before-background`).
+    case segmentsBeforeLicense = "segments-before-license"
 
     /// The property each misbehaviour must make fail.
     public var brokenProperty: String {
@@ -45,7 +56,7 @@ public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable 
         case .ignoreCellularPolicy: "cellular-policy"
         case .failOnOutage: "auto-suspend-on-disconnect"
         case .refetchAfterCrash, .restartPartialSegments: "crash-recovery"
-        case .backgroundBeforeLicense: "license-before-background"
+        case .backgroundBeforeLicense, .fakeLicense, .segmentsBeforeLicense: "license-before-background"
         case .bypassConditioner: "cellular-policy"
         case .hammerRefusedPort: "bounded-retries"
         case .claimsUnstoredSegments, .claimsDownloadedEarly: "integrity"

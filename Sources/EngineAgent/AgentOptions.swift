@@ -39,6 +39,8 @@ public struct AgentOptions: Sendable {
             storageDirectory: storage, maximumConcurrentDownloads: maximumConcurrentDownloads, seed: seed,
             rentalRenewalLead: rentalRenewalLead)
         configuration.transport.stallTimeout = stallTimeout
+        // The misbehaving agent's test hook, off for every other app.
+        configuration.transferSkipsLicenseGate = misbehavior == .segmentsBeforeLicense
         return configuration
     }
 }

@@ -24,16 +24,24 @@ extension AgentRuntime {
         case .setForeground(let foreground):
             await engine.setForeground(foreground)
         case .prepareForBackground:
-            // backgroundBeforeLicense: the bad app goes to the background at once.
-            if options.misbehavior == .backgroundBeforeLicense { return .unfinished([:]) }
+            // backgroundBeforeLicense, fakeLicense: the bad app goes to the background at once.
+            if options.misbehavior == .backgroundBeforeLicense || options.misbehavior == .fakeLicense {
+                return .unfinished([:])
+            }
             let unfinished = await engine.prepareForBackground()
             return .unfinished(Dictionary(uniqueKeysWithValues: unfinished.map { ($0.key.rawValue, $0.value) }))
         case .setAllowsCellular(let allowed):
             await engine.setAllowsCellular(allowed)
         case .request(let request):
-            let token = try await requestDownload(request)
+            let token = try await requestDownload(request).rawValue
             if options.misbehavior == .bypassConditioner { prefetchAroundThePath(request) }
-            return .download(token.rawValue)
+            if options.misbehavior == .fakeLicense,
+                CatalogVideo(document: request.video, catalogURL: URL(fileURLWithPath: "/")).licenseKey != nil
+            {
+                // The bad app says it holds the license the engine has not even asked for.
+                output.event(.licenseAcquired(download: token, expiration: .distantFuture))
+            }
+            return .download(token)
         case .pause(let download):
             try await engine.pause(DownloadToken(download))
         case .resume(let download):

@@ -35,6 +35,8 @@ import Testing
         (.hammerRefusedPort, "auto-suspend-on-disconnect"),
         (.claimsUnstoredSegments, "housekeeping"),
         (.claimsDownloadedEarly, "cellular-policy"),
+        (.fakeLicense, "license-before-background"),
+        (.segmentsBeforeLicense, "license-before-background"),
     ]
 
     @Test(arguments: cases.map(\.0))
@@ -52,6 +54,16 @@ import Testing
         #expect(failed == [misbehavior.brokenProperty], "verdicts:\n\(summaries.joined(separator: "\n"))")
         let broken = try #require(result.verdicts.first { $0.property == misbehavior.brokenProperty })
         #expect(!broken.evidence.isEmpty, "a failed verdict must carry its evidence")
+        if misbehavior == .fakeLicense {
+            // Caught by the claims rule: licenseAcquired before any license reached the app.
+            #expect(broken.evidence.contains { $0.text.contains("claimed a license it never fetched") },
+                    "\(broken.evidence.map(\.text))")
+        }
+        if misbehavior == .segmentsBeforeLicense {
+            // Caught by the first-segment rule: a segment started before the slow license arrived.
+            #expect(broken.evidence.contains { $0.text.contains("the first encrypted segment of download") },
+                    "\(broken.evidence.map(\.text))")
+        }
         if misbehavior == .restartPartialSegments {
             // Caught by the Range rule: a partial segment fetched again from byte 0.
             #expect(broken.evidence.contains { $0.text.contains("asked no Range (from byte 0)") },

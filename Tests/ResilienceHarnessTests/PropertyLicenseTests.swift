@@ -1,20 +1,24 @@
 import BenchCore
 import AppProtocol
+import Foundation
 import ResilienceHarness
 import Testing
 
 @Suite struct PropertyLicenseTests {
     let id = "license-before-background"
 
-    /// d1 (protected video "drm") acquires its license at `licenseAt`, fetches its
-    /// playlist and first segment, and the app goes to the background at 10 s.
-    func protectedDownload(licenseAt: Double? = 1.5) -> TraceBuilder {
+    /// d1 (protected video "drm", asset "drm-a") gets a license the server issues at
+    /// `issuedAt` and whose response ends `delivery` later; the app claims it at
+    /// `claimAt` (default: just after it arrived), fetches its playlist and its first
+    /// segment (started at 2.5 s), and goes to the background at 10 s, back at 20 s.
+    func protectedDownload(issuedAt: Double = 1, delivery: Double? = 0.5, claimAt: Double? = nil) -> TraceBuilder {
         var b = TraceBuilder()
-        b.request("d1", video: "drm", at: 0, protected: true)
-        b.licenseRequest(at: 1)
-        if let licenseAt { b.licenseAcquired("d1", at: licenseAt) }
+        b.protectedRequest("d1", video: "drm", asset: "drm-a", at: 0)
+        b.licenseIssued(asset: "drm-a", at: issuedAt, delivery: delivery)
+        b.licenseAcquired("d1", at: claimAt ?? issuedAt + (delivery ?? 0) + 0.05)
         b.state("d1", .downloading, at: 2)
         b.origin("/videos/drm/400k/index.m3u8", bytes: 300, at: 2.2, duration: 0.1)
+        b.origin("/videos/drm/400k/seg1.ts", bytes: 1000, at: 3.2, duration: 0.6)  // ends later, started 2.6 s
         b.origin("/videos/drm/400k/seg0.ts", bytes: 1000, at: 3, duration: 0.5)
         b.lifecycle(foreground: false, at: 10)
         b.lifecycle(foreground: true, at: 20)
@@ -22,45 +26,137 @@ import Testing
         return b
     }
 
-    @Test func licenseComesFirst() {
+    @Test func aLicenseThatArrivedFirstPasses() {
         let verdict = evaluate(id, protectedDownload())
-        #expect(verdict.outcome == .passed)
-        expectEvidence(verdict, at: 1.5, contains: "before its first encrypted segment /videos/drm/400k/seg0.ts at 2.500 s")
-        expectEvidence(verdict, at: 10, contains: "app to background after download d1's license (acquired at 1.500 s)")
+        #expect(verdict.outcome == .passed, "\(verdict)")
+        expectEvidence(verdict, at: 1.5, contains: "download d1: license for asset drm-a issued at 1.000 s, its response "
+            + "ended at 1.500 s, before its first encrypted segment /videos/drm/400k/seg0.ts started at 2.500 s")
+        expectEvidence(verdict, at: 10, contains: "app to background after download d1's license for asset drm-a")
+        expectEvidence(verdict, at: 1.55, contains: "download d1 reported licenseAcquired after its license")
     }
 
-    @Test func aSegmentBeforeTheLicenseFails() {
-        let verdict = evaluate(id, protectedDownload(licenseAt: 2.7))
+    // (b) the first encrypted segment
+
+    @Test func aSegmentStartedBeforeTheSlowLicenseArrivedFails() {
+        // Issued at 1 s, but the (slow) response ends at 3 s: the segment started at 2.5 s.
+        let verdict = evaluate(id, protectedDownload(delivery: 2))
         #expect(verdict.outcome == .failed)
-        expectEvidence(verdict, at: 2.5, contains: "origin GET /videos/drm/400k/seg0.ts, the first encrypted segment of download d1, but its license was acquired at 2.700 s")
-        #expect(verdict.evidence.count == 1)
+        expectEvidence(verdict, at: 2.5, contains: "origin GET /videos/drm/400k/seg0.ts, the first encrypted segment of "
+            + "download d1, started at 2.500 s with no license for it yet: the license server issued a license for "
+            + "asset drm-a at 1.000 s, but its response ended only at 3.000 s")
+        #expect(verdict.evidence.count == 1, "\(verdict.evidence)")
     }
 
-    @Test func goingToTheBackgroundWithoutALicenseFails() {
-        let verdict = evaluate(id, protectedDownload(licenseAt: nil))
+    @Test func aSegmentBeforeAnyLicenseWasIssuedFails() {
+        let verdict = evaluate(id, protectedDownload(issuedAt: 2.7, delivery: 0.1))
         #expect(verdict.outcome == .failed)
-        expectEvidence(verdict, at: 10, contains: "app to background while download d1 had no license; it never acquired a license")
-        expectEvidence(verdict, at: 2.5, contains: "it never acquired a license")
+        expectEvidence(verdict, at: 2.5, contains: "issued its first license for asset drm-a only at 2.700 s")
+        #expect(verdict.evidence.count == 1, "\(verdict.evidence)")
     }
+
+    @Test func aLicenseWhoseResponseNeverCompletedIsNotHeld() {
+        let verdict = evaluate(id, protectedDownload(delivery: nil, claimAt: 1.6))
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 2.5, contains: "no response carrying it completed at the origin")
+        expectEvidence(verdict, at: 10, contains: "while download d1 had no license")
+        expectEvidence(verdict, at: 1.6, contains: "claimed a license it never fetched")
+    }
+
+    @Test func aLicenseForAnotherAssetDoesNotCount() {
+        var b = TraceBuilder()
+        b.protectedRequest("d1", video: "drm", asset: "drm-a", at: 0)
+        b.licenseIssued(asset: "other", at: 1)
+        b.origin("/videos/drm/400k/seg0.ts", bytes: 1000, at: 3, duration: 0.5)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 2.5, contains: "never issued a license for asset drm-a (no request for it)")
+    }
+
+    // (a) the background
+
+    /// d1 is queued (no segment until the foreground returns); its license is issued
+    /// at 9.5 s and its response ends at 9.5 + `delivery`; background at 10 s.
+    func queuedDownload(delivery: Double) -> TraceBuilder {
+        var b = TraceBuilder()
+        b.protectedRequest("d1", video: "drm", asset: "drm-a", at: 0)
+        b.licenseIssued(asset: "drm-a", at: 9.5, delivery: delivery)
+        b.lifecycle(foreground: false, at: 10)
+        b.lifecycle(foreground: true, at: 20)
+        b.origin("/videos/drm/400k/seg0.ts", bytes: 1000, at: 22, duration: 0.5)
+        return b
+    }
+
+    @Test func goingToTheBackgroundBeforeTheLicenseArrivedFails() {
+        let verdict = evaluate(id, queuedDownload(delivery: 1.5))
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 10, contains: "app to background (harness) at 10.000 s while download d1 had no "
+            + "license: the license server issued a license for asset drm-a at 9.500 s, but its response ended only "
+            + "at 11.000 s")
+        #expect(verdict.evidence.count == 1, "\(verdict.evidence)")
+        #expect(evaluate(id, queuedDownload(delivery: 0.2)).outcome == .passed)
+    }
+
+    @Test func aDownloadThatEndedBeforeTheBackgroundOwesNoLicenseThen() {
+        var b = TraceBuilder()
+        b.protectedRequest("d1", video: "drm", at: 0)
+        b.userAction("cancel", "d1", at: 1)
+        b.state("d1", .notDownloaded, at: 1.1)
+        b.lifecycle(foreground: false, at: 10)
+        #expect(evaluate(id, b).outcome == .passed)
+    }
+
+    // (c) requests in the background
 
     @Test func aLicenseRequestInTheBackgroundFails() {
         var b = protectedDownload()
-        b.licenseRequest(at: 12)
-        b.licenseRequest(at: 21, serverFlag: true)
+        b.licenseRefused(asset: "drm-a", at: 12)
+        b.licenseRefused(asset: nil, endpoint: .certificate, at: 21, serverFlag: true)
         let verdict = evaluate(id, b)
         #expect(verdict.outcome == .failed)
-        expectEvidence(verdict, at: 12, contains: "license server received a license request for asset while the app was in the background (in the background since 10.000 s)")
-        expectEvidence(verdict, at: 21, contains: "(server flag: in background)")
+        expectEvidence(verdict, at: 12, contains: "license server received a license request for asset drm-a while the "
+            + "app was in the background (in the background since 10.000 s)")
+        expectEvidence(verdict, at: 21, contains: "received a certificate request while the app was in the background "
+            + "(server flag: in background)")
+        #expect(verdict.evidence.count == 2, "\(verdict.evidence)")
     }
+
+    // (d) the app's claims
+
+    @Test func aClaimBeforeAnyLicenseWasIssuedFails() {
+        let verdict = evaluate(id, protectedDownload(claimAt: 0.1))
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 0.1, contains: "download d1 reported licenseAcquired (expires 2033-05-18")
+        expectEvidence(verdict, at: 0.1, contains: "at 0.100 s, but the license server issued its first license for "
+            + "asset drm-a only at 1.000 s: claimed a license it never fetched")
+        #expect(verdict.evidence.count == 1, "\(verdict.evidence)")
+    }
+
+    @Test func aClaimBeforeTheLicenseResponseEndedFails() {
+        let verdict = evaluate(id, protectedDownload(claimAt: 1.2))
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 1.2, contains: "its response ended only at 1.500 s: claimed a license it never fetched")
+        #expect(verdict.evidence.count == 1, "\(verdict.evidence)")
+    }
+
+    // The rest
 
     @Test func aLicenseFailureThatFailsTheDownloadFails() {
         var b = TraceBuilder()
-        b.request("d1", video: "drm", at: 0, protected: true)
-        b.licenseFailed("d1", reason: "refused: asset_unknown", at: 1)
+        b.protectedRequest("d1", video: "drm", at: 0)
+        b.licenseRefused(asset: "drm", code: .unknownAsset, at: 0.9, serverFlag: false)
+        b.licenseFailed("d1", reason: "refused: unknown_asset", at: 1)
         b.state("d1", .failed, at: 1.1)
         let verdict = evaluate(id, b)
         #expect(verdict.outcome == .failed)
-        expectEvidence(verdict, at: 1.1, contains: "download d1 requested → failed after its license failed at 1.000 s: refused: asset_unknown")
+        expectEvidence(verdict, at: 1.1, contains: "download d1 requested → failed after its license failed at 1.000 s: refused: unknown_asset")
+    }
+
+    @Test func aProtectedDownloadWithoutARecordedKeyCannotPass() {
+        var b = protectedDownload()
+        b.request("d2", video: "drm", at: 0.5, protected: true)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 0.5, contains: "download d2 of protected video drm has no license key recorded by the harness")
     }
 
     @Test func clearDownloadsAreNotApplicable() {
@@ -68,6 +164,56 @@ import Testing
         b.request("d1", video: "clear", at: 0)
         b.origin("/videos/clear/400k/seg0.ts", bytes: 1000, at: 3)
         b.lifecycle(foreground: false, at: 10)
+        b.licenseAcquired("d1", at: 1)  // a claim about a clear video: nothing to check
         #expect(evaluate(id, b).outcome == .notApplicable)
+    }
+}
+
+@Suite struct LicenseServerLogTests {
+    @Test func answersPairWithTheirRequestsAndLicensesWithTheResponsesThatCarriedThem() {
+        var b = TraceBuilder()
+        b.protectedRequest("d1", video: "v1", asset: "a1", at: 0)
+        b.licenseIssued(asset: "a1", at: 1, delivery: 1.5)
+        // a1's response (0.99–2.5 s) spans a2's issue too, but it carried a1's license.
+        b.licenseIssued(asset: "a2", at: 1.2, delivery: 1.5)
+        b.licenseRefused(asset: "a1", code: .unknownKey, at: 4, serverFlag: false)
+        b.licenseIssued(asset: "a1", at: 5, delivery: nil)
+        b.origin("/videos/v1/seg0.ts", bytes: 10, at: 6, duration: 2)  // not a license path
+        let log = b.trace.licenseServer
+        #expect(log.requests.map(\.t) == [ns(1), ns(1.2), ns(4), ns(5)])
+        #expect(log.requests(forAsset: "a1").count == 3)
+        #expect(log.issued.map(\.assetID) == ["a1", "a2", "a1"])
+        #expect(log.issued.map(\.requestedAt) == [ns(1), ns(1.2), ns(5)])
+        #expect(log.issued.map(\.deliveredAt) == [ns(2.5), ns(2.7), nil])
+        #expect(log.refused(forAsset: "a1").map(\.reason) == ["unknown_key"])
+        #expect(log.refused.first?.requestedAt == ns(4))
+        #expect(log.delivered(forAsset: "a1", before: ns(2.5)) == nil)
+        #expect(log.delivered(forAsset: "a1", before: ns(2.6))?.t == ns(1))
+        #expect(b.trace.download("d1")?.licenseKey == CatalogLicenseKey(assetID: "a1", keyID: "k1", licenseURL: "/license"))
+    }
+
+    @Test func theLicenseKeyEventReadsAsDocumented() throws {
+        let entry = TraceEntry(t: 1_200_000_000, .harness(.licenseKeyOf(
+            download: "dl-3", assetID: "protected", keyID: "6f1c2a9e0b7d4e35a8c1f0e2d3b4a596", licenseURL: "/license")))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // The line docs/report-schema.md shows.
+        #expect(String(decoding: try encoder.encode(entry), as: UTF8.self)
+            == #"{"event":{"harness":{"_0":{"licenseKeyOf":{"assetID":"protected","download":"dl-3","#
+            + #""keyID":"6f1c2a9e0b7d4e35a8c1f0e2d3b4a596","licenseURL":"/license"}}}},"t":1200000000}"#)
+        #expect(try JSONDecoder().decode(TraceEntry.self, from: try encoder.encode(entry)) == entry)
+    }
+
+    @Test func theHarnessReadsTheKeyFromTheCatalogEntry() {
+        let system = KeySystemDocument(
+            name: "com.apple.fps.1_0", certificateURL: "/license/certificate", licenseURL: "/license",
+            keyURI: "skd://protected/key-1")
+        let document = VideoDocument(
+            id: "protected", name: "P", duration: 10, poster: "", thumbnail: "", textTracks: [], offlineEnabled: true,
+            sources: [SourceDocument(url: "/videos/protected/master.m3u8", type: SourceDocument.hlsType, keySystems: [system])])
+        #expect(CatalogLicenseKey(document) == CatalogLicenseKey(assetID: "protected", keyID: "key-1", licenseURL: "/license"))
+        var clear = document
+        clear.sources[0].keySystems = [KeySystemDocument(name: "aes-128", keyURL: "/videos/protected/key")]
+        #expect(CatalogLicenseKey(clear) == nil)
     }
 }

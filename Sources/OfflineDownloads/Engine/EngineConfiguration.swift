@@ -39,6 +39,13 @@ public struct EngineConfiguration: Sendable {
     /// before each segment and while a storage suspension waits. Default: `statvfs`
     /// (`PackageFiles.freeSpace()`); tests inject a probe.
     public var freeSpace: @Sendable (_ directory: String) throws -> Int64
+    /// FOR THE HARNESS'S MISBEHAVING AGENT ONLY (`bench agent --misbehave
+    /// segments-before-license`), never for an app: when true, a transfer does not wait
+    /// at the license gate; it starts the license exchange and fetches encrypted segments
+    /// while the exchange runs alongside, which breaks "license before the first
+    /// encrypted segment" on purpose so that the harness can show it catches it.
+    /// Default false.
+    public var transferSkipsLicenseGate = false
 
     /// Creates a configuration under `storageDirectory`.
     public init(

@@ -70,26 +70,25 @@ public enum ScenarioPreconditions {
         }
     }
 
-    /// `license-before-background`: the license server issued a license before the app
-    /// went to the background, with a protected download incomplete.
+    /// `license-before-background`: a license reached the app (its response ended in the
+    /// origin's log) before the app went to the background, with a protected download
+    /// still incomplete then.
     public static let licenseExchangeBeforeBackground = Precondition(
         "a license was exchanged before the app went to the background"
     ) { trace, _ in
         guard let background = trace.backgroundIntervals.first else {
             return .unmet("the app never went to the background")
         }
-        let issued = trace.entries.filter { entry in
-            guard entry.t < background.start, case .license(let event) = entry.event else { return false }
-            if case .licenseIssued = event.kind { return true }
-            return false
-        }
+        let delivered = trace.licenseServer.issued.filter { ($0.deliveredAt ?? .max) < background.start }
         let waiting = trace.downloads.filter { $0.isProtected && trace.isIncomplete($0, at: background.start) }
-        if issued.isEmpty { return .unmet("no license was issued before the background at \(Wording.time(background.start))") }
+        if delivered.isEmpty {
+            return .unmet("no license reached the app before the background at \(Wording.time(background.start))")
+        }
         if waiting.isEmpty {
             return .unmet("no protected download was incomplete when the app went to the background at "
                 + "\(Wording.time(background.start))")
         }
-        return .met("\(Wording.count(issued.count, "license")) issued before the background at "
+        return .met("\(Wording.count(delivered.count, "license")) reached the app before the background at "
             + "\(Wording.time(background.start)), with \(Wording.count(waiting.count, "protected download")) incomplete")
     }
 

@@ -2,19 +2,29 @@ import BenchCore
 import AppProtocol
 
 extension Property {
-    /// `license-before-background` (DESIGN.md §5, property 4).
+    /// `license-before-background` (DESIGN.md §5, property 4), judged from the license
+    /// server's log, the harness's own lifecycle times and the origin's log; the app's
+    /// `licenseAcquired` events are claims it checks, never evidence.
     ///
-    /// For each protected download (`downloadRequested(protected: true)`):
-    /// - its first `.agent(.licenseAcquired)` comes before the start of the first origin
-    ///   request for a media segment of its video (`.ts`, `.m4s`, `.aac` under
-    ///   `/videos/{video}/`) made after it was requested;
-    /// - and before the first `lifecycle(foreground: false)` after it was requested,
-    ///   unless it had already ended (`failed`, `notDownloaded`) by then;
-    /// - it never goes `→ failed` after a `.agent(.licenseFailed)` with no
-    ///   `licenseAcquired` in between (a license-related failure).
-    /// And no license-server `requestReceived` falls in a background span (from
-    /// `lifecycle(foreground: false)` to the next `true`) or carries the server's own
-    /// `appInBackground` flag.
+    /// A license *reached the app* when the HTTP response that carried it ended in the
+    /// origin's log (`LicenseServerLog`): the server issues a license when the request
+    /// arrives, so a slow license server delays only the response, and an app that does
+    /// not wait for it shows. For each protected download (`downloadRequested(protected:
+    /// true)`, its asset from `.harness(.licenseKeyOf)`):
+    /// - (a) when the app went to the background (the first `lifecycle(foreground: false)`
+    ///   after the request), a license for its asset had reached it, unless the download
+    ///   had already ended (`failed`, `notDownloaded`);
+    /// - (b) when its first encrypted segment request started at the origin (the
+    ///   earliest start, `t − duration`, of a media segment of its video after the
+    ///   request), a license for its asset had reached it;
+    /// - it never goes `→ failed` after a `.agent(.licenseFailed)` with no license for
+    ///   its asset reaching it in between (it gave up on its license);
+    /// - a protected download with no recorded asset cannot be judged: a violation.
+    /// And (c) no license-server `request_received` (any endpoint) falls in a background
+    /// span (from `lifecycle(foreground: false)` to the next `true`) or carries the
+    /// server's own `app_in_background` flag; (d) every `.agent(.licenseAcquired)` for a
+    /// protected download comes after a license for its asset reached the app, else the
+    /// app claimed a license it never fetched.
     public static let licenseBeforeBackground = Property(
         id: "license-before-background",
         description: "Every protected download holds its license before its first encrypted segment and before the "
@@ -28,77 +38,121 @@ extension Property {
 private struct LicenseRule {
     let trace: ScenarioTrace
     var findings = PropertyFindings("license-before-background")
+    var log: LicenseServerLog { trace.licenseServer }
 
     mutating func judge() -> Verdict {
         let protected = trace.downloads.filter(\.isProtected)
         for download in protected {
             findings.checkedOne()
-            let acquired = trace.licensesAcquired.first { $0.download == download.token }
-            judgeFirstSegment(download, acquired)
-            judgeBackground(download, acquired)
-            judgeLicenseFailures(download)
+            guard let asset = download.licenseKey?.assetID else {
+                findings.violation(download.requestedAt, "download \(download.token) of protected video \(download.video) "
+                    + "has no license key recorded by the harness (asset id): its license cannot be judged")
+                continue
+            }
+            judgeFirstSegment(download, asset)
+            judgeBackground(download, asset)
+            judgeLicenseFailures(download, asset)
         }
         judgeRequestsInBackground()
-        let requests = trace.licenseRequests.count
+        let claims = judgeClaims(protected)
         return findings.verdict(
-            passed: "\(Wording.count(protected.count, "protected download")) held licenses before encrypted segments "
-                + "and the background; \(Wording.count(requests, "license request")), none in the background.",
+            passed: "\(Wording.count(protected.count, "protected download")) each held a license from the license "
+                + "server before its first encrypted segment and before the background; "
+                + "\(Wording.count(log.requests.count, "license-server request")), none in the background; "
+                + "\(Wording.count(claims, "licenseAcquired claim")), each after its license arrived.",
             failed: "\(Wording.count(findings.violations.count, "violation")); first: \(Wording.first(findings)).",
             notApplicable: "No protected download was requested.")
     }
 
-    private func acquiredText(_ acquired: TracedDownloadNote?) -> String {
-        acquired.map { "its license was acquired at \(Wording.time($0.t))" } ?? "it never acquired a license"
+    /// What the license server did for `asset` up to `t`, for a violation.
+    private func serverText(_ asset: String, at t: UInt64) -> String {
+        let issued = log.issued(forAsset: asset)
+        guard let first = issued.first else {
+            let requests = log.requests(forAsset: asset).count
+            return "the license server never issued a license for asset \(asset)"
+                + (requests > 0 ? " (\(Wording.count(requests, "request")) for it, all refused)" : " (no request for it)")
+        }
+        guard first.t < t else {
+            return "the license server issued its first license for asset \(asset) only at \(Wording.time(first.t))"
+        }
+        let delivery = first.deliveredAt.map { "its response ended only at \(Wording.time($0))" }
+            ?? "no response carrying it completed at the origin"
+        return "the license server issued a license for asset \(asset) at \(Wording.time(first.t)), but \(delivery)"
     }
 
-    private mutating func judgeFirstSegment(_ download: TracedDownload, _ acquired: TracedDownloadNote?) {
-        let first = trace.originRequests(forVideo: download.video).first {
-            $0.start >= download.requestedAt && OriginPath.isMediaSegment($0.path)
-        }
+    /// How a license that reached the app is told in support.
+    private func heldText(_ license: TracedLicenseIssue) -> String {
+        "license for asset \(license.assetID) issued at \(Wording.time(license.t)), its response ended at "
+            + Wording.time(license.deliveredAt ?? license.t)
+    }
+
+    private mutating func judgeFirstSegment(_ download: TracedDownload, _ asset: String) {
+        let first = trace.originRequests(forVideo: download.video)
+            .filter { $0.start >= download.requestedAt && OriginPath.isMediaSegment($0.path) }
+            .min { $0.start < $1.start }
         guard let first else { return }
-        if let acquired, acquired.t < first.start {
-            findings.support(acquired.t, "download \(download.token): license acquired (\(acquired.detail)) before its "
-                + "first encrypted segment \(first.path) at \(Wording.time(first.start))")
+        if let held = log.delivered(forAsset: asset, before: first.start) {
+            findings.support(held.deliveredAt ?? held.t, "download \(download.token): \(heldText(held)), before its "
+                + "first encrypted segment \(first.path) started at \(Wording.time(first.start))")
         } else {
             findings.violation(first.start, "origin \(first.record.method) \(first.path), the first encrypted segment of "
-                + "download \(download.token), but \(acquiredText(acquired))")
+                + "download \(download.token), started at \(Wording.time(first.start)) with no license for it yet: "
+                + serverText(asset, at: first.start))
         }
     }
 
-    private mutating func judgeBackground(_ download: TracedDownload, _ acquired: TracedDownloadNote?) {
+    private mutating func judgeBackground(_ download: TracedDownload, _ asset: String) {
         guard let background = trace.backgroundIntervals.first(where: { $0.start >= download.requestedAt }) else { return }
         if let state = download.state(atOrBefore: background.start), state == .failed || state == .notDownloaded {
             return
         }
-        if let acquired, acquired.t < background.start {
-            findings.support(background.start, "app to background after download \(download.token)'s license "
-                + "(acquired at \(Wording.time(acquired.t)))")
+        if let held = log.delivered(forAsset: asset, before: background.start) {
+            findings.support(background.start, "app to background after download \(download.token)'s \(heldText(held))")
         } else {
-            findings.violation(background.start, "app to background while download \(download.token) had no license; "
-                + acquiredText(acquired))
+            findings.violation(background.start, "app to background (harness) at \(Wording.time(background.start)) "
+                + "while download \(download.token) had no license: " + serverText(asset, at: background.start))
         }
     }
 
-    private mutating func judgeLicenseFailures(_ download: TracedDownload) {
+    private mutating func judgeLicenseFailures(_ download: TracedDownload, _ asset: String) {
         for failure in download.changes where failure.to == .failed {
             let cause = trace.licenseFailures.last { $0.download == download.token && $0.t <= failure.t }
             guard let cause else { continue }
-            let reacquired = trace.licensesAcquired.contains {
-                $0.download == download.token && $0.t > cause.t && $0.t <= failure.t
+            let arrived = log.issued(forAsset: asset).contains {
+                guard let delivered = $0.deliveredAt else { return false }
+                return delivered > cause.t && delivered <= failure.t
             }
-            guard !reacquired else { continue }
+            guard !arrived else { continue }
             findings.violation(failure.t, "download \(download.token) \(failure.from) → failed after its license "
                 + "failed at \(Wording.time(cause.t)): \(cause.detail)")
         }
     }
 
     private mutating func judgeRequestsInBackground() {
-        for request in trace.licenseRequests {
+        for request in log.requests {
             let span = trace.backgroundIntervals.first { $0.contains(request.t) }
             guard span != nil || request.appInBackground else { continue }
             let since = span.map { " (in the background since \(Wording.time($0.start)))" } ?? " (server flag: in background)"
             findings.violation(request.t, "license server received a \(request.endpoint.rawValue) request"
-                + "\(request.assetID.map { " for \($0)" } ?? "") while the app was in the background\(since)")
+                + "\(request.assetID.map { " for asset \($0)" } ?? "") while the app was in the background\(since)")
         }
+    }
+
+    /// (d): returns how many claims were checked.
+    private mutating func judgeClaims(_ protected: [TracedDownload]) -> Int {
+        var checked = 0
+        for claim in trace.licensesAcquired {
+            guard let download = protected.first(where: { $0.token == claim.download }),
+                let asset = download.licenseKey?.assetID
+            else { continue }
+            checked += 1
+            if let held = log.delivered(forAsset: asset, before: claim.t) {
+                findings.support(claim.t, "download \(claim.download) reported licenseAcquired after its \(heldText(held))")
+            } else {
+                findings.violation(claim.t, "download \(claim.download) reported licenseAcquired (\(claim.detail)) at "
+                    + "\(Wording.time(claim.t)), but \(serverText(asset, at: claim.t)): claimed a license it never fetched")
+            }
+        }
+        return checked
     }
 }

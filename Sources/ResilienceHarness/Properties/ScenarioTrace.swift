@@ -32,6 +32,9 @@ public struct ScenarioTrace: Sendable {
     public let originRequests: [TracedOriginRequest]
     /// Every `requestReceived` at the license server.
     public let licenseRequests: [TracedLicenseRequest]
+    /// The license server's log by asset: requests, licenses issued (with when each
+    /// reached the app, from the origin's log) and refusals.
+    public let licenseServer: LicenseServerLog
     /// `.agent(.licenseAcquired)`, detail = the expiration.
     public let licensesAcquired: [TracedDownloadNote]
     /// `.agent(.licenseFailed)`, detail = the reason.
@@ -76,6 +79,9 @@ public struct ScenarioTrace: Sendable {
         agentLaunches = builder.agentLaunches
         originRequests = builder.originRequests
         licenseRequests = builder.licenseRequests
+        licenseServer = builder.licenseLog.finish(
+            originRequests: builder.originRequests,
+            licensePaths: Set(builder.requests.compactMap { $0.licenseKey.map { OriginPath.normalized($0.licenseURL) } }))
         licensesAcquired = builder.licensesAcquired
         licenseFailures = builder.licenseFailures
         progress = builder.progress

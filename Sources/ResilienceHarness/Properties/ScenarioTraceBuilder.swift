@@ -16,6 +16,7 @@ struct ScenarioTraceBuilder {
     var agentLaunches: [TracedLaunch] = []
     var originRequests: [TracedOriginRequest] = []
     var licenseRequests: [TracedLicenseRequest] = []
+    var licenseLog = LicenseServerLog.Builder()
     var licensesAcquired: [TracedDownloadNote] = []
     var licenseFailures: [TracedDownloadNote] = []
     var progress: [TracedProgress] = []
@@ -72,6 +73,7 @@ struct ScenarioTraceBuilder {
     }
 
     private mutating func add(_ event: LicenseEvent, at t: UInt64) {
+        licenseLog.add(event, at: t)
         guard case let .requestReceived(endpoint, assetID, _, _, _, background) = event.kind else { return }
         licenseRequests.append(TracedLicenseRequest(t: t, endpoint: endpoint, assetID: assetID, appInBackground: background))
     }
@@ -109,6 +111,9 @@ struct ScenarioTraceBuilder {
             requests.append(TracedDownload(
                 token: download, video: video, allowsCellular: allowsCellular, isProtected: protected,
                 requestedAt: t, changes: []))
+        case let .licenseKeyOf(download, assetID, keyID, licenseURL):
+            guard let index = requests.lastIndex(where: { $0.token == download }) else { return }
+            requests[index].licenseKey = CatalogLicenseKey(assetID: assetID, keyID: keyID, licenseURL: licenseURL)
         case let .interfaceSet(interface, up, mode):
             interfaceEvents.append(.link(t: t, interface: interface, up: up, mode: mode))
         case .pathGiven(let interfaces):

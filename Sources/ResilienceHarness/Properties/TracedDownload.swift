@@ -10,6 +10,9 @@ public struct TracedDownload: Sendable, Hashable {
     public var video: String
     public var allowsCellular: Bool
     public var isProtected: Bool
+    /// The license it needs, as the catalog entry the harness sent names it
+    /// (`.harness(.licenseKeyOf)`); nil for a clear video, or when none was recorded.
+    public var licenseKey: CatalogLicenseKey? = nil
     /// When the harness asked for it.
     public var requestedAt: UInt64
     /// Every `stateChanged` of the token, in time order.

@@ -163,6 +163,7 @@ public actor ScenarioContext {
             packages.requested(token, video: video)
             collector.harness(.downloadRequested(
                 video: video, download: token, allowsCellular: effective, protected: protected, error: nil))
+            recordLicenseKey(of: document, for: token)
             return token
         } catch {
             collector.harness(.downloadRequested(

@@ -143,15 +143,21 @@ public enum ScenarioSuite {
         try await s.inspect(suspended)
     }
 
-    /// Three protected downloads queued, then `prepareForBackground()` and the background.
+    /// Three protected downloads queued against a slow license server, then
+    /// `prepareForBackground()` and the background.
     public static let licenseBeforeBackground = Scenario(
         name: "license-before-background",
-        summary: "Three protected downloads are queued, then the app calls prepareForBackground() and goes to the "
-            + "background: every license must be persisted before the background and before its first encrypted "
-            + "segment, and no license request may reach the server in the background.",
+        summary: "The license server answers 1.5 s late (it issues at once; the response waits), three protected "
+            + "downloads are queued, then the app calls prepareForBackground() and goes to the background: a license "
+            + "for each must have reached the app (its response ended, in the origin's log) before the background and "
+            + "before its first encrypted segment started, no license request may reach the server in the background, "
+            + "and the app may claim licenseAcquired only after its license arrived.",
         asserts: ["license-before-background", "integrity"],
         preconditions: [ScenarioPreconditions.licenseExchangeBeforeBackground]
     ) { s in
+        // Slow enough that an app which does not wait for its license shows it: its first
+        // encrypted segments start, or it goes to the background, before the license arrives.
+        try await s.slowLicenseServer(by: .milliseconds(1500))
         await s.setInterface(.wifi, up: true)
         try await s.waitForPath([.wifi])
         try await s.launch()

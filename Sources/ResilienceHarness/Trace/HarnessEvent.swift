@@ -21,6 +21,11 @@ public enum HarnessEvent: Sendable, Hashable, Codable {
     /// The user asked for a download of `video`; the engine answered `download`
     /// (a token) or refused (`error`).
     case downloadRequested(video: String, download: String?, allowsCellular: Bool, protected: Bool, error: String?)
+    /// The download the harness was just given (`downloadRequested`, same instant) is of
+    /// a protected video, whose license the harness knows from the catalog entry it sent:
+    /// the license server's `assetID` and `keyID` (its `skd://asset/key` URI) and the
+    /// `licenseURL` the entry names. Judges match the license server's log against it.
+    case licenseKeyOf(download: String, assetID: String, keyID: String, licenseURL: String)
     /// Another user action on a download: pause, resume, cancel, delete.
     case userAction(action: String, download: String, error: String?)
     /// The user changed the cellular setting for later downloads.

@@ -197,6 +197,45 @@ struct TraceBuilder {
             endpoint: .license, assetID: "asset", keyID: "key", nonce: "n", terms: .rental,
             appInBackground: serverFlag))))
     }
+
+    // MARK: Protected downloads and the license server's log
+
+    /// The harness requests protected `video` (token `token`) and records its license
+    /// key: `asset` (default: the video's id), key `k1`, license URL `/license`.
+    mutating func protectedRequest(_ token: String, video: String, asset: String? = nil, at seconds: Double) {
+        request(token, video: video, at: seconds, protected: true)
+        add(seconds, .harness(.licenseKeyOf(
+            download: token, assetID: asset ?? video, keyID: "k1", licenseURL: "/license")))
+    }
+
+    /// The license server receives a license request for `asset` at `seconds` and issues
+    /// a license at once; the origin logs the `POST /license` that carried it, from 10 ms
+    /// before `seconds` to `delivery` seconds after it (nil: its response never
+    /// completed, the client left).
+    mutating func licenseIssued(asset: String, at seconds: Double, delivery: Double? = 0.1, serverFlag: Bool = false) {
+        add(seconds, .license(LicenseEvent(atNanoseconds: ns(seconds), kind: .requestReceived(
+            endpoint: .license, assetID: asset, keyID: "k1", nonce: "n", terms: .purchase, appInBackground: serverFlag))))
+        add(seconds, .license(LicenseEvent(atNanoseconds: ns(seconds), kind: .licenseIssued(
+            assetID: asset, keyID: "k1", nonce: "n", terms: .purchase, expiresAt: nil, signature: "s"))))
+        let duration = (delivery ?? 0.5) + 0.01
+        let record = OriginRequestRecord(
+            connectionID: 2, interface: "wifi", proxySource: nil, method: "POST", path: "/license", range: nil,
+            status: 200, bytesSent: 300, startedAtNanoseconds: 0, timeToFirstByteNanoseconds: nil,
+            durationNanoseconds: ns(duration), faultRuleID: nil, completed: delivery != nil)
+        add(seconds - 0.01 + duration, .origin(record))
+    }
+
+    /// The license server receives a request to `endpoint` (for `asset`, if any) and
+    /// refuses it with `code`.
+    mutating func licenseRefused(
+        asset: String?, endpoint: LicenseEndpoint = .license, code: LicenseErrorCode = .appInBackground,
+        at seconds: Double, serverFlag: Bool = true
+    ) {
+        add(seconds, .license(LicenseEvent(atNanoseconds: ns(seconds), kind: .requestReceived(
+            endpoint: endpoint, assetID: asset, keyID: asset.map { _ in "k1" }, nonce: asset.map { _ in "n" },
+            terms: nil, appInBackground: serverFlag))))
+        add(seconds, .license(LicenseEvent(atNanoseconds: ns(seconds), kind: .licenseRefused(endpoint: endpoint, code: code))))
+    }
 }
 
 /// An inspection with defaults for a healthy downloaded video.
