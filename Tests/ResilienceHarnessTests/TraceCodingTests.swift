@@ -10,11 +10,28 @@ import Testing
             TraceEntry(t: 1, .harness(.scenarioStarted(name: "s", profile: "p", seed: 7))),
             TraceEntry(t: 2, .agent(.stateChanged(download: "d", from: .downloading, to: .suspended(.network)))),
             TraceEntry(t: 3, .harness(.interfaceSet(.wifi, up: false, mode: .reset))),
+            TraceEntry(t: 4, .harness(.diskAtKill(
+                pid: 42, stored: ["/videos/clear/400k/seg0.ts"], partial: ["/videos/clear/400k/seg1.ts": 400],
+                unknown: ["index.sqlite": 8192]))),
         ]
         let encoder = JSONEncoder()
         let lines = try entries.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         #expect(lines.allSatisfy { !$0.contains("\n") })
         let decoded = try lines.map { try JSONDecoder().decode(TraceEntry.self, from: Data($0.utf8)) }
         #expect(decoded == entries)
+    }
+
+    /// `diskAtKill` as docs/report-schema.md writes it down.
+    @Test func aDiskSnapshotHasTheDocumentedFields() throws {
+        let entry = TraceEntry(t: 4, .harness(.diskAtKill(
+            pid: 42, stored: ["/a"], partial: ["/b": 400], unknown: ["index.sqlite": 8192])))
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(entry)) as? [String: Any])
+        let event = (object["event"] as? [String: Any])?["harness"] as? [String: Any]
+        let disk = try #require((event?["_0"] as? [String: Any])?["diskAtKill"] as? [String: Any])
+        #expect(disk["pid"] as? Int == 42)
+        #expect(disk["stored"] as? [String] == ["/a"])
+        #expect(disk["partial"] as? [String: Int] == ["/b": 400])
+        #expect(disk["unknown"] as? [String: Int] == ["index.sqlite": 8192])
     }
 }

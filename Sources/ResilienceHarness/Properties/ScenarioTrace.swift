@@ -42,8 +42,11 @@ public struct ScenarioTrace: Sendable {
     public let inspections: [TracedInspection]
     /// See `progress`.
     public let segmentsStored: [TracedSegment]
-    /// Every segment the agent reported partly stored at a launch (`.agent(.partialSegmentsFound)`).
+    /// Every segment the agent reported partly stored at a launch (`.agent(.partialSegmentsFound)`):
+    /// claims, checked against `diskSnapshots`.
     public let partialSegments: [TracedPartialSegment]
+    /// Every `.harness(.diskAtKill)`: the app's disk as the harness read it after a kill.
+    public let diskSnapshots: [TracedDiskSnapshot]
     /// Every `.harness(.userAction)` (pause, resume, cancel, delete), refused ones included.
     public let userActions: [TracedUserAction]
     /// Every `.harness(.note)`.
@@ -75,6 +78,7 @@ public struct ScenarioTrace: Sendable {
         inspections = builder.inspections
         segmentsStored = builder.segmentsStored
         partialSegments = builder.partialSegments
+        diskSnapshots = builder.diskSnapshots
         userActions = builder.userActions
         notes = builder.notes
     }

@@ -22,6 +22,7 @@ struct ScenarioTraceBuilder {
     var inspections: [TracedInspection] = []
     var segmentsStored: [TracedSegment] = []
     var partialSegments: [TracedPartialSegment] = []
+    var diskSnapshots: [TracedDiskSnapshot] = []
     var userActions: [TracedUserAction] = []
     var notes: [TracedNote] = []
 
@@ -106,6 +107,9 @@ struct ScenarioTraceBuilder {
             notes.append(TracedNote(t: t, text: text))
         case .inspected(let inspection):
             inspections.append(TracedInspection(t: t, inspection: inspection))
+        case let .diskAtKill(pid, stored, partial, unknown):
+            diskSnapshots.append(TracedDiskSnapshot(
+                t: t, pid: pid, stored: Set(stored.map(OriginPath.normalized)), partial: partial, unknown: unknown))
         case .scenarioStarted, .helloAnswered, .scenarioFinished, .licenseServerBackground, .preparedForBackground,
             .allowsCellularSet, .agentExited, .clientLaunched, .clientExited:
             break

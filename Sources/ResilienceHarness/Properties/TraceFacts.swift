@@ -125,8 +125,9 @@ public struct TracedNote: Sendable, Hashable {
     public var text: String
 }
 
-/// A segment the agent found partly stored when it launched
-/// (`.agent(.partialSegmentsFound)`): the engine must resume it with Range.
+/// A segment the agent says it found partly stored when it launched
+/// (`.agent(.partialSegmentsFound)`): a claim, which `crash-recovery` checks against
+/// the harness's own disk snapshot of the kill before.
 public struct TracedPartialSegment: Sendable, Hashable {
     /// When the agent reported it (right after its launch).
     public var t: UInt64

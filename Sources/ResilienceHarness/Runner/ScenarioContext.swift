@@ -20,6 +20,8 @@ public actor ScenarioContext {
     private var generator: SeededGenerator
     /// The highest peak RSS of any agent process of the scenario.
     private(set) var peakRSSBytes = 0
+    /// The harness's look at the app's disk at each kill (`ScenarioContext+Disk.swift`).
+    let diskWitness = DiskWitness()
 
     /// The profile the scenario runs under.
     public let profile: Profile
@@ -52,13 +54,16 @@ public actor ScenarioContext {
         if !foreground { try await send(.setForeground(false)) }
     }
 
-    /// Kills the app with SIGKILL (a crash, or the user swiping it away: `reason`).
+    /// Kills the app with SIGKILL (a crash, or the user swiping it away: `reason`); once
+    /// it is reaped, records what its disk holds (`.harness(.diskAtKill)`).
     public func kill(reason: String) async {
         guard let process = agent else { return }
-        collector.harness(.killed(pid: process.pid, reason: reason))
+        let killedAt = collector.now
+        collector.harness(.killed(pid: process.pid, reason: reason), at: killedAt)
         await process.kill()
         peakRSSBytes = max(peakRSSBytes, process.peakRSSBytes)
         agent = nil
+        await recordDisk(pid: process.pid, killedAt: killedAt)
     }
 
     /// Kills the app and launches it again told it ended as `termination`.
@@ -141,6 +146,7 @@ public actor ScenarioContext {
         _ video: String, allowsCellular: Bool? = nil, rentalSeconds: Int? = nil
     ) async throws -> String {
         guard let (document, url) = network.document(video) else { throw ScenarioError.script("no video \(video)") }
+        diskWitness.requested(video)
         let effective = allowsCellular ?? self.allowsCellular
         let protected = document.sources.contains { $0.keySystems?.contains { $0.licenseURL != nil } ?? false }
         let request = AppDownloadRequest(

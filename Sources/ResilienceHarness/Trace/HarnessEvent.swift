@@ -27,6 +27,13 @@ public enum HarnessEvent: Sendable, Hashable, Codable {
     case allowsCellularSet(Bool)
     /// The harness killed the agent (SIGKILL) because of `reason`.
     case killed(pid: Int32, reason: String)
+    /// The app's storage directory as the harness read it right after killing `pid`
+    /// (reaped, not yet relaunched), each regular file identified by content alone:
+    /// `stored` origin paths a file holds the whole of (SHA-256 equal to what the
+    /// origin serves), `partial` origin path → the bytes a file holds of it (a strict
+    /// prefix of the one resource of that content the app was fetching), `unknown`
+    /// file path (relative) → size for anything else.
+    case diskAtKill(pid: Int32, stored: [String], partial: [String: Int64], unknown: [String: Int64])
     /// The agent was launched (again), told the previous process ended as `after`.
     case launched(pid: Int32, after: RelaunchKind)
     /// The app answered `hello`: its name and version, and the capabilities it declares.

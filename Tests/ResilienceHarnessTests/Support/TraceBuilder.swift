@@ -1,5 +1,6 @@
 import BenchCore
 import FixtureOrigin
+import LinkConditioner
 import Foundation
 import AppProtocol
 import ResilienceHarness
@@ -58,6 +59,15 @@ struct TraceBuilder {
         add(seconds, .agent(.launched(pid: pid, after: termination)))
     }
 
+    /// The harness's look at the app's disk after killing `pid`: origin paths held
+    /// whole (`stored`), in part (`partial`: path → bytes), and other files (`unknown`).
+    mutating func disk(
+        at seconds: Double, pid: Int32 = 100, stored: [String] = [], partial: [String: Int64] = [:],
+        unknown: [String: Int64] = [:]
+    ) {
+        add(seconds, .harness(.diskAtKill(pid: pid, stored: stored, partial: partial, unknown: unknown)))
+    }
+
     mutating func userAction(_ action: String, _ token: String, at seconds: Double, error: String? = nil) {
         add(seconds, .harness(.userAction(action: action, download: token, error: error)))
     }
@@ -108,13 +118,33 @@ struct TraceBuilder {
     /// The origin logs a request that began `duration` seconds before `seconds` and ended then.
     mutating func origin(
         _ path: String, bytes: Int, interface: String? = "wifi", range: String? = nil, at seconds: Double,
-        duration: Double = 0
+        duration: Double = 0, status: Int = 200, source: String? = nil
     ) {
         let record = OriginRequestRecord(
-            connectionID: 1, interface: interface, proxySource: nil, method: "GET", path: path, range: range, status: 200,
+            connectionID: 1, interface: interface, proxySource: source, method: "GET", path: path, range: range, status: status,
             bytesSent: bytes, startedAtNanoseconds: 0, timeToFirstByteNanoseconds: nil,
             durationNanoseconds: ns(duration), faultRuleID: nil, completed: true)
         add(seconds, .origin(record))
+    }
+
+    /// The conditioner accepts the app's connection `id` from `peer` (the origin names
+    /// it by the same address: `origin(…, source: peer)`).
+    mutating func connectionAccepted(_ id: UInt64, peer: String, at seconds: Double) {
+        add(seconds, .conditioner(.connectionAccepted(connection: ConnectionID(id), interface: .wifi, peer: peer)))
+    }
+
+    /// The conditioner has delivered `total` bytes down connection `id` to the app.
+    mutating func delivered(_ id: UInt64, total: Int, at seconds: Double) {
+        add(seconds, .conditioner(.bytesForwarded(
+            connection: ConnectionID(id), interface: .wifi, direction: .downlink, bytes: 0, total: total)))
+    }
+
+    /// The conditioner closes connection `id` after delivering `delivered` bytes down it.
+    mutating func connectionClosed(_ id: UInt64, delivered: Int, at seconds: Double) {
+        var stats = ConnectionStats()
+        stats.bytesDownlink = delivered
+        add(seconds, .conditioner(.connectionClosed(
+            connection: ConnectionID(id), interface: .wifi, reason: "client read error", stats: stats)))
     }
 
     mutating func licenseRequest(at seconds: Double, serverFlag: Bool = false) {
