@@ -42,7 +42,7 @@ struct GateCommand: AsyncParsableCommand {
         }
         let suite = SuiteRun(
             profilePath: profile, scenarioNames: options.scenarios, seed: options.seed, timeLimitSeconds: options.timeLimit,
-            misbehavior: nil,
+            misbehavior: nil, agentCommand: options.agent,
             progressOnStandardError: false)
         let run: HarnessRun
         do { run = try await suite.run() } catch { exitBadInput(error.description) }

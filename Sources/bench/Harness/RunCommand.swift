@@ -38,7 +38,7 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let suite = SuiteRun(
             profilePath: profile, scenarioNames: options.scenarios, seed: options.seed, timeLimitSeconds: options.timeLimit,
-            misbehavior: misbehave, progressOnStandardError: json)
+            misbehavior: misbehave, agentCommand: options.agent, progressOnStandardError: json)
         let result: HarnessRun
         do { result = try await suite.run() } catch { exitBadInput(error.description) }
         let (comparison, note) = compare(result.report)
@@ -90,4 +90,10 @@ struct SuiteOptions: ParsableArguments {
 
     @Option(name: .customLong("time-limit"), help: "Seconds one scenario may take before it is stopped and failed.")
     var timeLimit: Double = 240
+
+    @Option(help: ArgumentHelp(
+        "The app under test, as one shell-quoted command line (default: Deadzone's own engine, `bench agent`).",
+        discussion: "Any executable that speaks the app protocol (docs/app-protocol.md) on stdin/stdout, e.g. --agent 'python3 examples/agents/python/agent.py'. It is started again after every kill.",
+        valueName: "command"))
+    var agent: String?
 }
