@@ -1,6 +1,6 @@
-import Foundation
 import AppProtocol
-import ResilienceHarness
+import BenchResults
+import Foundation
 
 /// What `report.mustache` renders: the report as strings, every one XML-legal (the
 /// template escapes `<>&"'` itself). Built by `HTMLReport`; swift-mustache reads the

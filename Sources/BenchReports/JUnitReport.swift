@@ -1,5 +1,5 @@
+import BenchResults
 import Foundation
-import ResilienceHarness
 
 /// `junit.xml`: the verdicts in the JUnit XML form CI systems display.
 ///

@@ -1,6 +1,7 @@
 import BenchCore
 import Foundation
 import AppProtocol
+import LinkConditioner
 
 /// How a run is made.
 public struct HarnessOptions: Sendable {
@@ -71,7 +72,7 @@ public enum HarnessRunner {
         let metadata = RunMetadata(
             profile: options.profile.name, profilePath: options.profilePath, seed: options.seed,
             startedAt: collector.epochWallClock, durationSeconds: (ContinuousClock.now - started).seconds,
-            versions: RunEnvironment.versions, machine: RunEnvironment.machine)
+            versions: RunEnvironment.versions(libuv: LibUVInfo.version), machine: RunEnvironment.machine)
         let trace = collector.entries.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
         return HarnessRun(report: RunReport(run: metadata, scenarios: results), trace: trace)
     }

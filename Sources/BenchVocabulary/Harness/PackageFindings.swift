@@ -94,7 +94,7 @@ public struct PlaylistFindings: Sendable, Hashable, Codable {
     /// segments present, 19 byte-identical; missing /videos/clear/400k/seg20.ts`.
     public var summary: String {
         let text = rendition.map { "\(uri) (\($0)): \(present) of \(expected) segments present, \(matching) byte-identical" }
-            ?? "\(uri) (matching no origin rendition): \(Wording.count(listed, "segment")) listed, \(present) present"
+            ?? "\(uri) (matching no origin rendition): \(listed) segment\(listed == 1 ? "" : "s") listed, \(present) present"
         var details: [String] = []
         if !missing.isEmpty { details.append("missing " + Self.list(missing)) }
         if !mismatching.isEmpty { details.append("differing " + Self.list(mismatching)) }
@@ -104,7 +104,7 @@ public struct PlaylistFindings: Sendable, Hashable, Codable {
     }
 
     /// The first three of `paths`, then how many more.
-    static func list(_ paths: [String]) -> String {
+    public static func list(_ paths: [String]) -> String {
         let shown = paths.prefix(3).joined(separator: ", ")
         return paths.count > 3 ? "\(shown) and \(paths.count - 3) more" : shown
     }

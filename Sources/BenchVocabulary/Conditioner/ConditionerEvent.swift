@@ -19,7 +19,7 @@ public struct ConditionerEvent: Codable, Equatable, Sendable {
         case kind = "event"
     }
 
-    public enum Kind: Codable, Equatable, Sendable {
+    public enum Kind: Equatable, Sendable {
         /// A listener is ready; `endpoint` is what clients connect to.
         case listening(interface: InterfaceKind, endpoint: String)
         case connectionAccepted(connection: ConnectionID, interface: InterfaceKind, peer: String)
@@ -52,9 +52,4 @@ public struct ConditionerEvent: Codable, Equatable, Sendable {
         case timelineFinished
         case stopped
     }
-}
-
-/// Receives events on the loop thread. Implementations must return quickly.
-public protocol EventSink: Sendable {
-    func record(_ event: ConditionerEvent)
 }

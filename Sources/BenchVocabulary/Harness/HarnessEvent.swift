@@ -3,7 +3,7 @@ import Foundation
 import AppProtocol
 
 /// What the harness did, playing the operating system and the user.
-public enum HarnessEvent: Sendable, Hashable, Codable {
+public enum HarnessEvent: Sendable, Hashable {
     /// A scenario began under `profile` with `seed`.
     case scenarioStarted(name: String, profile: String, seed: UInt64)
     /// The scenario's script ended (or its time limit passed: `timedOut`).

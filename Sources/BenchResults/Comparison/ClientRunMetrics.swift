@@ -1,5 +1,4 @@
-import FixtureOrigin
-import ResilienceHarness
+import BenchVocabulary
 
 /// The black-box figures of one client run, as the conditioner and the origin saw them.
 public struct ClientRunMetrics: Sendable, Hashable, Codable {

@@ -1,5 +1,4 @@
 import Foundation
-import ResilienceHarness
 
 /// Everything one `bench compare` produced, as its `report.json` keeps it (schema in
 /// `docs/report-schema.md`, "Comparison reports"; bump `schemaVersion` on any

@@ -1,12 +1,12 @@
 import BenchCore
 import Foundation
-import LinkConditioner
 
 /// Versions and host facts for a report's `run` metadata.
 public enum RunEnvironment {
-    /// Deadzone's, the Swift compiler's and libuv's versions.
-    public static var versions: [String: String] {
-        var versions = ["deadzone": DeadzoneVersion.current, "libuv": LibUVInfo.version]
+    /// Deadzone's, the Swift compiler's and `libuv`'s versions (the conditioner's
+    /// `LibUVInfo.version`, passed in: this target does not link libuv).
+    public static func versions(libuv: String) -> [String: String] {
+        var versions = ["deadzone": DeadzoneVersion.current, "libuv": libuv]
         #if compiler(>=6.3)
         versions["swift"] = "6.3 or later"
         #elseif compiler(>=6.2)
