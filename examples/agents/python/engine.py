@@ -219,7 +219,7 @@ class Engine:
             elif d.key_system is not None and d.license is None:
                 reason = "no license"
             elif expires is not None and expires <= time.time():
-                reason = f"the license expired at {rfc3339(expires)}"
+                reason = "license expired"  # the exact words offline-playback recognises
             elif not os.path.exists(package):
                 reason = "the package is missing"
             answer = {"download": token, "known": True, "state": d.state, "playable": reason is None,
