@@ -16,7 +16,6 @@ import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import protocol  # noqa: E402
 from engine import Engine, Refused  # noqa: E402
 from protocol import CAPABILITIES, VERSION, Wire, log, read_commands  # noqa: E402
 from store import Store  # noqa: E402
