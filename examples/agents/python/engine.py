@@ -324,6 +324,7 @@ class Engine:
                         self.wire.event("error", download=d.token, message=str(error))
                         self._set(d, FAILED)
             finally:
+                attempt.drop()
                 with self.cond:
                     if d.attempt is attempt:
                         d.attempt = None
@@ -425,17 +426,17 @@ class Engine:
         headers = {"Range": f"bytes={have}-"} if have else {}
         response = transport.open_response(attempt, resource["url"], headers=headers)
         if response.status == 416 and have:
-            response.close()
+            attempt.drop()
             total = response.getheader("Content-Range", "").rpartition("/")[2]
             if total == str(have):  # the part was whole already
                 return self._stored(d, resource, part, final)
             os.remove(part)
             raise NetworkError(f"{resource['path']}: the partial file does not fit the resource; fetching it again")
         if response.status not in (200, 206):
-            response.close()
+            attempt.drop()
             raise StatusError(response.status)
         if response.status == 206 and not response.getheader("Content-Range", "").startswith(f"bytes {have}-"):
-            response.close()
+            attempt.drop()
             raise NetworkError(f"{resource['path']}: the server answered another range")
         with open(part, "ab" if response.status == 206 else "wb") as f:
             def write(chunk):

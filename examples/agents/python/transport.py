@@ -36,7 +36,8 @@ class Aborted(Exception):
 
 
 class Attempt:
-    """One request in progress, abortable from any thread."""
+    """Requests through one interface until the first error or abort, abortable from any
+    thread. Its connection is kept alive from one request to the next."""
 
     def __init__(self, interface):
         self.interface = interface
@@ -44,11 +45,22 @@ class Attempt:
         self._conn = None
         self._lock = threading.Lock()
 
-    def attach(self, conn):
+    def connection(self):
+        """The open connection, or a new one to the interface's endpoint; Aborted once aborted."""
         with self._lock:
             if self.aborted:
                 raise Aborted()
-            self._conn = conn
+            if self._conn is None:
+                host, port = self.interface["endpoint"].rsplit(":", 1)
+                self._conn = http.client.HTTPConnection(host, int(port), timeout=STALL_SECONDS)
+            return self._conn
+
+    def drop(self):
+        """Closes the connection (after an error, or a response not read to its end)."""
+        with self._lock:
+            conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
 
     def abort(self):
         with self._lock:
@@ -63,25 +75,27 @@ class Attempt:
 
 def open_response(attempt, url, method="GET", body=None, headers=None):
     """Sends the request through `attempt.interface["endpoint"]`; returns the response
-    with its headers read (the body is the caller's to read)."""
-    host, port = attempt.interface["endpoint"].rsplit(":", 1)
+    with its headers read (the body is the caller's to read, with `stream`)."""
     parts = urlsplit(url)
     target = parts.path + (f"?{parts.query}" if parts.query else "")
-    conn = http.client.HTTPConnection(host, int(port), timeout=STALL_SECONDS)
-    attempt.attach(conn)
-    all_headers = {"Host": parts.netloc, "Connection": "close", **(headers or {})}
+    all_headers = {"Host": parts.netloc, **(headers or {})}
     if body is not None:
         all_headers["Content-Type"] = "application/json"
-    try:
-        conn.request(method, target, body=body, headers=all_headers)
-        response = conn.getresponse()
-    except (OSError, http.client.HTTPException) as error:
-        conn.close()
-        if attempt.aborted:
-            raise Aborted() from error
-        raise NetworkError(f"{method} {parts.path} via {attempt.interface['kind']}: {error!r}") from error
+    for tries_left in (1, 0):
+        conn = attempt.connection()
+        reused = conn.sock is not None
+        try:
+            conn.request(method, target, body=body, headers=all_headers)
+            response = conn.getresponse()
+            break
+        except (OSError, http.client.HTTPException) as error:
+            attempt.drop()
+            if attempt.aborted:
+                raise Aborted() from error
+            if not (reused and tries_left):  # a kept-alive connection the server closed: once more on a new one
+                raise NetworkError(f"{method} {parts.path} via {attempt.interface['kind']}: {error!r}") from error
     if response.status >= 500 or response.status in (408, 429):
-        conn.close()
+        attempt.drop()
         raise NetworkError(f"{method} {parts.path}: HTTP {response.status}")
     return response
 
@@ -98,11 +112,10 @@ def stream(attempt, response, write, on_bytes):
         if response.length:  # http.client counts down what is left of Content-Length
             raise NetworkError(f"the response ended {response.length} bytes short")
     except (OSError, http.client.HTTPException) as error:
+        attempt.drop()
         if attempt.aborted:
             raise Aborted() from error
         raise NetworkError(f"reading the body: {error!r}") from error
-    finally:
-        response.close()
 
 
 def fetch_bytes(attempt, url, on_bytes, method="GET", body=None):
