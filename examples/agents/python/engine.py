@@ -27,6 +27,7 @@ from protocol import (AWAITING_FOREGROUND, CANCELING, DOWNLOADED, DOWNLOADING, F
 from transport import Aborted, Attempt, NetworkError, StatusError
 
 FIRST_BACKOFF, MAX_BACKOFF = 0.5, 4.0  # seconds; bounded retries, never a storm
+PATH_WAIT = 2.0  # seconds a launch waits for the first setPath
 PREPARE_SECONDS = 25.0  # prepareForBackground waits at most this for licenses (the harness's limit is 30 s)
 MASTER = "master.m3u8"
 
@@ -87,6 +88,9 @@ class Engine:
         self.foreground = True
         self.holding_licenses = False  # after prepareForBackground: no new exchange until foreground
         self.allows_cellular = True
+        # The harness sends setPath right after hello; until then (at most PATH_WAIT s)
+        # a restored download neither starts nor claims it has no network.
+        self.path_known, self.launched_at = False, time.monotonic()
 
     # --- launch -------------------------------------------------------------------
 
@@ -112,6 +116,7 @@ class Engine:
 
     def set_path(self, interfaces):
         with self.cond:
+            self.path_known = True
             self.interfaces = sorted(interfaces, key=lambda i: i.get("kind") != "wifi")
             for d in self.downloads.values():
                 if d.state not in IN_FLIGHT or d.state == PAUSED:
@@ -291,7 +296,9 @@ class Engine:
                     return
                 interface, waiting = self._interface_for(d)
                 wait = None
-                if d.state == PAUSED:
+                if not self.path_known and time.monotonic() < self.launched_at + PATH_WAIT:
+                    wait = 0.1
+                elif d.state == PAUSED:
                     wait = 1.0
                 elif interface is None:
                     self._set(d, waiting)
