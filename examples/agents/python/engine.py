@@ -13,6 +13,7 @@ claims progress. Every state is written to the index before it is reported.
 """
 
 import base64
+import collections
 import json
 import os
 import threading
@@ -27,6 +28,7 @@ from protocol import (AWAITING_FOREGROUND, CANCELING, DOWNLOADED, DOWNLOADING, F
 from transport import Aborted, Attempt, NetworkError, StatusError
 
 FIRST_BACKOFF, MAX_BACKOFF = 0.5, 4.0  # seconds; bounded retries, never a storm
+LANES = 2  # segments fetched at once per download, each on its own connection
 PATH_WAIT = 2.0  # seconds a launch waits for the first setPath
 PREPARE_SECONDS = 25.0  # prepareForBackground waits at most this for licenses (the harness's limit is 30 s)
 MASTER = "master.m3u8"
@@ -43,11 +45,15 @@ class Download:
         self.token, self.request, self.state, self.plan = token, request, state, plan
         self.requested_at = requested_at or time.time()
         self.license = None
-        self.attempt = None  # the request in progress, abortable
+        self.attempts = []  # the requests in progress (one per lane), abortable
         self.licensing = False  # a license exchange is under way
         self.backoff, self.retry_at = FIRST_BACKOFF, 0.0
         self.stored_count = {}  # selection → segments stored
         self.thread = None
+
+    def abort(self):
+        for attempt in list(self.attempts):
+            attempt.abort()
 
     @property
     def key_system(self):
@@ -122,8 +128,8 @@ class Engine:
                 if d.state not in IN_FLIGHT or d.state == PAUSED:
                     continue
                 interface, waiting = self._interface_for(d)
-                if d.attempt and (interface is None or interface["endpoint"] != d.attempt.interface["endpoint"]):
-                    d.attempt.abort()  # its interface is gone, or a better one came: go on over it
+                if d.attempts and (interface is None or interface["endpoint"] != d.attempts[0].interface["endpoint"]):
+                    d.abort()  # its interface is gone, or a better one came: go on over it
                 if interface is None:
                     self._set(d, waiting)
                 d.backoff, d.retry_at = FIRST_BACKOFF, 0.0
@@ -170,8 +176,7 @@ class Engine:
                 raise Refused(f"download {token} is {d.state}; only a download in flight pauses")
             if d.state != PAUSED:
                 self._set(d, PAUSED)
-                if d.attempt:
-                    d.attempt.abort()
+                d.abort()
 
     def resume(self, token):
         with self.cond:
@@ -189,8 +194,7 @@ class Engine:
             d = self._known(token)
             if d.state in IN_FLIGHT:
                 self._set(d, CANCELING)
-                if d.attempt:
-                    d.attempt.abort()
+                d.abort()
             self.cond.notify_all()
         if d.thread is not None:
             d.thread.join(timeout=20)
@@ -311,7 +315,8 @@ class Engine:
                 if wait is not None:
                     self.cond.wait(wait)
                     continue
-                attempt = d.attempt = Attempt(interface)
+                attempt = Attempt(interface)
+                d.attempts = [attempt]
             try:
                 self._download(d, attempt)
                 return
@@ -333,8 +338,8 @@ class Engine:
             finally:
                 attempt.drop()
                 with self.cond:
-                    if d.attempt is attempt:
-                        d.attempt = None
+                    if attempt in d.attempts:
+                        d.attempts = []
 
     def _go_on(self, d, attempt):
         """Raises Aborted when the worker must stop starting requests (paused, cancelled, path changed)."""
@@ -358,13 +363,13 @@ class Engine:
         if d.needs_license:
             self._acquire_license(d, attempt)
         stored = self.store.stored(d.token)
-        d.stored_count = {}
+        d.stored_count, pending = {}, []
         for resource in d.plan["resources"]:
             if resource["path"] in stored or self._already_whole(d, resource):
                 self._count(d, resource)
-                continue
-            self._go_on(d, attempt)
-            self._fetch_resource(d, attempt, resource)
+            else:
+                pending.append(resource)
+        self._fetch_in_lanes(d, attempt, pending)
         with self.cond:
             if attempt.aborted or d.state not in IN_FLIGHT or d.state == PAUSED:
                 raise Aborted()
@@ -373,6 +378,39 @@ class Engine:
                 self.wire.event("progress", download=d.token, selection=selection, fraction=1.0)
             self._set(d, DOWNLOADED)
             self.wire.event("finished", download=d.token, package=os.path.join(self.store.package_dir(d.token), MASTER))
+
+    def _fetch_in_lanes(self, d, attempt, pending):
+        """Fetches `pending` in order over LANES connections at once (a lost packet holds
+        one connection, not the download). The first error stops handing out work; it
+        is raised once every lane stopped."""
+        queue, errors = collections.deque(pending), []
+        with self.cond:
+            lanes = [attempt] + [Attempt(attempt.interface) for _ in range(min(LANES, len(pending)) - 1)]
+            d.attempts.extend(lanes[1:])
+
+        def lane(lane_attempt):
+            try:
+                while True:
+                    with self.cond:
+                        if errors or not queue:
+                            return
+                        resource = queue.popleft()
+                    self._go_on(d, lane_attempt)
+                    self._fetch_resource(d, lane_attempt, resource)
+            except Exception as error:  # noqa: BLE001 - handed to the worker loop
+                errors.append(error)
+            finally:
+                if lane_attempt is not attempt:
+                    lane_attempt.drop()
+
+        helpers = [threading.Thread(target=lane, args=(a,), daemon=True) for a in lanes[1:]]
+        for helper in helpers:
+            helper.start()
+        lane(attempt)
+        for helper in helpers:
+            helper.join()
+        if errors:
+            raise next((e for e in errors if not isinstance(e, Aborted)), errors[0])
 
     def _plan(self, d, attempt):
         """Master playlist → the chosen renditions' media playlists, written into the
