@@ -325,10 +325,11 @@ class Engine:
             except NetworkError as error:
                 log(d.token[:8], "network:", error)
                 with self.cond:
-                    if not attempt.aborted and d.state in (REQUESTED, DOWNLOADING):
-                        self._set(d, NO_NETWORK)
-                    d.retry_at = time.monotonic() + d.backoff
-                    d.backoff = min(d.backoff * 2, MAX_BACKOFF)
+                    if not attempt.aborted:  # (an abort already said what comes next)
+                        if d.state in (REQUESTED, DOWNLOADING):
+                            self._set(d, NO_NETWORK)
+                        d.retry_at = time.monotonic() + d.backoff
+                        d.backoff = min(d.backoff * 2, MAX_BACKOFF)
             except (Refused, StatusError, hls.PlaylistError, OSError, ValueError, KeyError) as error:
                 log(d.token[:8], "failed:", error)
                 with self.cond:

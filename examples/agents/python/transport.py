@@ -110,6 +110,9 @@ def stream(attempt, response, write, on_bytes):
             write(chunk)
             on_bytes(len(chunk))
         if response.length:  # http.client counts down what is left of Content-Length
+            attempt.drop()
+            if attempt.aborted:  # a shut-down socket reads as the end of the stream
+                raise Aborted()
             raise NetworkError(f"the response ended {response.length} bytes short")
     except (OSError, http.client.HTTPException) as error:
         attempt.drop()
