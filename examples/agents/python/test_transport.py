@@ -1,6 +1,6 @@
 """Unit tests of transport.py against a loopback HTTP server: the endpoint is
 connected to while the URL's Host is kept, a silent server is a stall, and an abort
-from another thread ends a read at once."""
+(or a cut) from another thread ends a read at once."""
 
 import http.server
 import os
@@ -81,6 +81,15 @@ class TransportTests(unittest.TestCase):
         self.assertLess(time.monotonic() - started, 0.9)
         with self.assertRaises(transport.Aborted):  # an aborted attempt starts nothing more
             transport.fetch_bytes(attempt, "http://o/a", lambda n: None)
+
+    def test_cut_fails_a_read_in_progress_as_a_network_error(self):
+        transport.STALL_SECONDS = 5.0
+        attempt = transport.Attempt(self.interface)
+        threading.Timer(0.2, attempt.cut).start()
+        started = time.monotonic()
+        with self.assertRaises(transport.NetworkError):
+            transport.fetch_bytes(attempt, "http://o/slow", lambda n: None)
+        self.assertLess(time.monotonic() - started, 0.9)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,7 @@ class Attempt:
     def __init__(self, interface):
         self.interface = interface
         self.aborted = False
+        self.was_cut = False
         self._conn = None
         self._lock = threading.Lock()
 
@@ -63,8 +64,16 @@ class Attempt:
             conn.close()
 
     def abort(self):
+        """Ends the attempt: what it reads raises Aborted, and it starts nothing more."""
         with self._lock:
             self.aborted = True
+        self.cut()
+
+    def cut(self):
+        """Shuts the connection down without aborting: a read in progress fails as a
+        network error (another lane of the download found the network gone)."""
+        with self._lock:
+            self.was_cut = True
             sock = self._conn.sock if self._conn else None
         if sock is not None:
             try:
@@ -92,7 +101,7 @@ def open_response(attempt, url, method="GET", body=None, headers=None):
             attempt.drop()
             if attempt.aborted:
                 raise Aborted() from error
-            if not (reused and tries_left):  # a kept-alive connection the server closed: once more on a new one
+            if not (reused and tries_left) or attempt.was_cut:  # a kept-alive connection the server closed: once more on a new one
                 raise NetworkError(f"{method} {parts.path} via {attempt.interface['kind']}: {error!r}") from error
     if response.status >= 500 or response.status in (408, 429):
         attempt.drop()

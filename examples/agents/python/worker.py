@@ -118,8 +118,9 @@ class Worker:
 
     def _fetch_in_lanes(self, d, attempt, pending):
         """Fetches `pending` in order over LANES connections at once (a lost packet holds
-        one connection, not the download). The first error stops handing out work; it
-        is raised once every lane stopped."""
+        one connection, not the download). The first error stops handing out work (a
+        network error also cuts the other lanes' connections); it is raised once every
+        lane stopped."""
         queue, errors = collections.deque(pending), []
         with self.cond:
             lanes = [attempt] + [Attempt(attempt.interface) for _ in range(min(LANES, len(pending)) - 1)]
@@ -136,6 +137,10 @@ class Worker:
                     self._fetch_resource(d, lane_attempt, resource)
             except Exception as error:  # noqa: BLE001 - handed to the worker loop
                 errors.append(error)
+                if isinstance(error, NetworkError):  # the others would only stall as long again
+                    for other in lanes:
+                        if other is not lane_attempt:
+                            other.cut()
             finally:
                 if lane_attempt is not attempt:
                     lane_attempt.drop()
