@@ -118,3 +118,17 @@ import Testing
         #expect(date?.schemaPath == "#/$defs/appLine" && date?.problem.contains("2026-11-25T13:07:59Z") == true, "\(String(describing: date))")
     }
 }
+
+extension AppProtocolSchemaTests {
+    /// The page's examples pass this validator too (CI checks them with python3-jsonschema:
+    /// `.ci/check-protocol-schema`), so the two validators agree on them.
+    @Test func everyExampleOfTheProtocolPageIsValid() throws {
+        let page = try String(contentsOf: Self.docs.appendingPathComponent("app-protocol.md"), encoding: .utf8)
+        let blocks = page.components(separatedBy: "```json\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        let lines = blocks.flatMap { $0.split(separator: "\n").map(String.init) }
+        #expect(lines.count >= 30, "\(lines.count) example lines")
+        for line in lines {
+            #expect(AppProtocolSchema.validator.firstFailure(of: try JSONValue.parse(line)) == nil, "\(line)")
+        }
+    }
+}
