@@ -15,6 +15,7 @@ extension Baseline {
         var next = self
         next.schemaVersion = Self.currentSchemaVersion
         next.profile = report.run.profile
+        next.agent = report.run.agent
         for scenario in report.scenarios {
             let old = scenarios[scenario.name] ?? [:]
             var metrics: [String: MetricBaseline] = [:]

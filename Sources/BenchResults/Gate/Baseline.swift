@@ -17,11 +17,15 @@ public struct Baseline: Sendable, Hashable, Codable {
     public var profile: String?
     /// Per scenario name, per metric name (the names of `ScenarioMetrics.figures`).
     public var scenarios: [String: [String: MetricBaseline]]
+    /// The app under test of the run it was last updated from (`RunMetadata.agent`); nil
+    /// in a file written before it was recorded, which means Deadzone's engine.
+    public var agent: String?
 
     /// Creates a baseline in the current schema version.
-    public init(profile: String? = nil, scenarios: [String: [String: MetricBaseline]] = [:]) {
+    public init(profile: String? = nil, scenarios: [String: [String: MetricBaseline]] = [:], agent: String? = nil) {
         schemaVersion = Self.currentSchemaVersion
         self.profile = profile
+        self.agent = agent
         self.scenarios = scenarios
     }
 }
@@ -96,4 +100,16 @@ public enum MetricDirection: String, Sendable, Hashable, Codable, CaseIterable {
     case higherIsBetter
     /// Neither (bytes per interface depend on the profile's timeline): shown, never gated.
     case informational
+}
+
+extension Baseline {
+    /// Why a run of `agent` must not be gated on this baseline (it was made with another
+    /// app), or nil when it may. A baseline without an agent was made with `deadzone`.
+    /// Called by `bench gate` before it runs anything.
+    public func agentRefusal(for agent: String, path: String) -> String? {
+        let made = self.agent ?? "deadzone"
+        guard made != agent else { return nil }
+        return "the baseline \(path) was made with the agent \"\(made)\", not \"\(agent)\": metrics of different apps "
+            + "are not comparable; pass --baseline with a baseline of this agent, or make one with --update-baseline"
+    }
 }

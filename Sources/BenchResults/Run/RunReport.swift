@@ -17,8 +17,15 @@ public struct RunReport: Sendable, Hashable, Codable {
         self.scenarios = scenarios
     }
 
-    /// Whether every verdict of every scenario holds (not-applicable ones count as holding).
-    public var passed: Bool { scenarios.allSatisfy(\.passed) }
+    /// Whether every verdict of every scenario played holds (not-applicable ones count as
+    /// holding) and at least one scenario was played: an unsupported scenario neither
+    /// passes nor fails the run, but a run with nothing but unsupported ones fails.
+    public var passed: Bool {
+        scenarios.allSatisfy { $0.passed || $0.unsupported != nil } && scenarios.contains { $0.unsupported == nil }
+    }
+
+    /// The scenarios not played because the app lacks a capability they need.
+    public var unsupportedScenarios: [ScenarioResult] { scenarios.filter { $0.unsupported != nil } }
 }
 
 /// Where and how a run ran.
@@ -34,12 +41,19 @@ public struct RunMetadata: Sendable, Hashable, Codable {
     public var versions: [String: String]
     /// Host facts: OS, kernel, CPUs, memory.
     public var machine: [String: String]
+    /// The app under test as the run named it (`deadzone`, `deadzone --misbehave X`, or
+    /// the `--agent` command line); nil in a report written before it was recorded.
+    public var agent: String?
+    /// The app's name and version from its hello (`deadzone 0.5.0`), when it answered one.
+    public var app: String?
 
     /// Creates metadata.
     public init(
         profile: String, profilePath: String, seed: UInt64, startedAt: Date, durationSeconds: Double,
-        versions: [String: String], machine: [String: String]
+        versions: [String: String], machine: [String: String], agent: String? = nil, app: String? = nil
     ) {
+        self.agent = agent
+        self.app = app
         self.profile = profile
         self.profilePath = profilePath
         self.seed = seed
@@ -67,12 +81,18 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
     /// What the scenario had to make happen, and whether it did (empty for a scenario
     /// with none, e.g. one that plays the profile's own timeline).
     public var preconditions: [PreconditionResult]
+    /// The capabilities the scenario needs that the app did not declare in its hello: the
+    /// scenario was not played (no verdicts) and is reported `unsupported: <capability>`,
+    /// never passed. nil when it was played.
+    public var unsupported: [String]?
 
     /// Creates a result.
     public init(
         name: String, summary: String, verdicts: [Verdict], metrics: ScenarioMetrics, startNanoseconds: UInt64,
-        endNanoseconds: UInt64, error: String? = nil, preconditions: [PreconditionResult] = []
+        endNanoseconds: UInt64, error: String? = nil, preconditions: [PreconditionResult] = [],
+        unsupported: [String]? = nil
     ) {
+        self.unsupported = unsupported
         self.preconditions = preconditions
         self.name = name
         self.summary = summary
@@ -83,9 +103,15 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
         self.error = error
     }
 
-    /// No verdict failed, every precondition was met and the scenario ran to its end.
+    /// The scenario was played, no verdict failed, every precondition was met and it
+    /// ran to its end. An unsupported scenario never passed.
     public var passed: Bool {
-        error == nil && !verdicts.contains(where: \.failed) && preconditions.allSatisfy(\.met)
+        unsupported == nil && error == nil && !verdicts.contains(where: \.failed) && preconditions.allSatisfy(\.met)
+    }
+
+    /// `unsupported: licenses, pause` for a scenario not played; nil for one played.
+    public var unsupportedText: String? {
+        unsupported.map { "unsupported: " + $0.joined(separator: ", ") }
     }
 
     /// The properties this run of the scenario exercised: those whose verdict applied.
@@ -94,7 +120,7 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case name, summary, verdicts, metrics, startNanoseconds, endNanoseconds, error, preconditions
+        case name, summary, verdicts, metrics, startNanoseconds, endNanoseconds, error, preconditions, unsupported
     }
 
     public init(from decoder: any Decoder) throws {
@@ -108,5 +134,6 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
         error = try c.decodeIfPresent(String.self, forKey: .error)
         // Reports written before preconditions existed have none.
         preconditions = try c.decodeIfPresent([PreconditionResult].self, forKey: .preconditions) ?? []
+        unsupported = try c.decodeIfPresent([String].self, forKey: .unsupported)
     }
 }

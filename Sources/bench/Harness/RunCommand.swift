@@ -14,7 +14,12 @@ struct RunCommand: AsyncParsableCommand {
             launches the download engine in a child process (`bench agent`), and runs each scenario: the \
             harness plays the network, the app lifecycle, crashes and the user, then judges every property \
             over the recorded trace. Writes report.json, report.html, junit.xml and trace.jsonl.
-            Exit status: 0 when every property holds, 1 when one fails, 2 for bad input.
+            A scenario that needs a capability the app's hello does not declare is not played and is \
+            reported "unsupported: <capability>" (never passed); it does not change the exit status, \
+            unless no scenario at all was played. An app that breaks the protocol (docs/app-protocol.md) \
+            ends its scenario with a "protocol error: …" and fails the run.
+            Exit status: 0 when every property of every scenario played holds, 1 when one fails (or a \
+            scenario erred, or none was played), 2 for bad input.
             Example: swift run bench --profile Profiles/subway-commute.yaml
             """
     )

@@ -62,11 +62,18 @@ struct SuiteRun {
             profile: profile, profilePath: profilePath, seed: seed,
             timeLimit: .milliseconds(Int64(timeLimitSeconds * 1000)),
             app: app,
-            stallTimeout: stallTimeout)
+            stallTimeout: stallTimeout, agentName: agentName)
         let printer = ProgressPrinter(toStandardError: progressOnStandardError)
         let output = DescriptorWriter(descriptor: progressOnStandardError ? 2 : 1)
         output.write("Deadzone \(DeadzoneVersion.current): \(scenarios.count) scenario\(scenarios.count == 1 ? "" : "s") under \(profile.name) (seed \(options.seed))\n")
         return await HarnessRunner.run(scenarios, options: options) { printer.handle($0) }
+    }
+
+    /// How reports and baselines name the app under test: `deadzone`, `deadzone
+    /// --misbehave NAME`, or the `--agent` command line as given.
+    var agentName: String {
+        if let agentCommand { return agentCommand }
+        return misbehavior.map { "deadzone --misbehave \($0)" } ?? "deadzone"
     }
 
     /// The app under test: `--agent`'s command line, else Deadzone's engine (`bench agent`).
