@@ -1,6 +1,6 @@
 import BenchReports
 import Foundation
-import ResilienceHarness
+import BenchResults
 import Testing
 
 /// The matrix built from fake runs: one cell per (scenario × property, engine ×
@@ -74,7 +74,7 @@ import Testing
         #expect(html.contains(#"<a href="mine--flaky-wifi/report.html#scenario-1" title="protocol error: line 6 &lt;bad&gt;">error</a>"#))
         #expect(!html.contains("<script") && !html.contains("src=") && !html.contains(#"href="http"#), "not self-contained")
 
-        let json = try JSONSerialization.jsonObject(with: try MatrixRunner.encode(matrix)) as? [String: Any]
+        let json = try JSONSerialization.jsonObject(with: try MatrixFiles.encode(matrix)) as? [String: Any]
         #expect((json?["rows"] as? [Any])?.count == 6 && (json?["summary"] as? [Any])?.count == 4)
         #expect(json?["schemaVersion"] as? Int == 1)
 
@@ -83,15 +83,5 @@ import Testing
         #expect(suites.map { $0.attributes["name"] } == ["deadzone @ flaky-wifi", "pause-ignored @ flaky-wifi", "mine @ flaky-wifi", "broken @ flaky-wifi"])
         #expect(suites[1].attributes["failures"] == "2" && suites[2].attributes["errors"] == "3")
         #expect(suites[2].elements("skipped").compactMap { $0.attributes["message"] }.filter { $0 == "unsupported: licenses" }.count == 3)
-    }
-
-    @Test func agentSpecsReadNamedCommandsAndBuiltins() throws {
-        let named = try MatrixAgentSpec(parsing: "mine=python3 'my agent.py' --fast")
-        #expect(named.name == "mine" && named.command == AppCommandLine(executable: "python3", arguments: ["my agent.py", "--fast"]))
-        #expect(try MatrixAgentSpec(parsing: "misbehave:fail-on-outage") == MatrixAgentSpec(name: "misbehave:fail-on-outage", command: nil))
-        #expect(try MatrixAgentSpec(parsing: "deadzone").command == nil)
-        #expect(throws: MatrixAgentSpecError.self) { try MatrixAgentSpec(parsing: "python3 my_agent.py") }
-        #expect(throws: MatrixAgentSpecError.self) { try MatrixAgentSpec(parsing: "mine='python3") }
-        #expect(throws: MatrixAgentSpecError.self) { try MatrixAgentSpec(parsing: "=python3 a.py") }
     }
 }

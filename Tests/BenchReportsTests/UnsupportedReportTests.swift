@@ -1,6 +1,7 @@
 import BenchReports
 import Foundation
-import ResilienceHarness
+import BenchResults
+import BenchVocabulary
 import Testing
 
 /// A scenario the app lacks a capability for is `unsupported: <capability>` in every

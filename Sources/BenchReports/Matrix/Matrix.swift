@@ -1,11 +1,11 @@
 import Foundation
-import ResilienceHarness
+import BenchResults
 
 /// `bench matrix`'s table: rows are scenario × property, columns are engine × profile,
 /// each cell what that run found (`matrix.json`, `matrix.html`, `junit.xml`). An
 /// engine's column reads as its conformance sheet.
 ///
-/// A value built from finished runs (`Matrix.build`) by `MatrixRunner` or a test; the
+/// A value built from finished runs (`Matrix.build`) by `bench matrix` (`MatrixRun`) or a test; the
 /// renderers only read it. Every scenario has a row `(scenario)` for the scenario as a
 /// whole (its preconditions, its error, unsupported), then one row per property.
 public struct Matrix: Sendable, Hashable, Codable {

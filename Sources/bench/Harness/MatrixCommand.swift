@@ -86,7 +86,7 @@ struct MatrixCommand: AsyncParsableCommand {
         let output = DescriptorWriter(descriptor: 1)
         let clock = ContinuousClock.now
         let limit = Duration.milliseconds(Int64(timeLimit * 1000))
-        let matrix = try await MatrixRunner.run(
+        let matrix = try await MatrixRun.run(
             entries, scenarios: chosen, into: URL(fileURLWithPath: directory),
             options: { entry in
                 HarnessOptions(

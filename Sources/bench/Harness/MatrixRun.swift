@@ -1,4 +1,5 @@
 import BenchCore
+import BenchReports
 import Foundation
 import ResilienceHarness
 
@@ -27,17 +28,10 @@ public struct MatrixEntry: Sendable {
     }
 }
 
-/// Runs every entry of a matrix in turn (the harness, then that run's own report
-/// directory), then writes `matrix.html`, `matrix.json` and `junit.xml` beside them.
-/// Called by `bench matrix`; blocks its task for as long as the runs take.
-public enum MatrixRunner {
-    /// The files of a matrix directory.
-    public static let jsonFileName = "matrix.json"
-    public static let junitFileName = "junit.xml"
-
+enum MatrixRun {
     /// Runs `entries` over `scenarios` into `directory` (each run's options from
     /// `options(entry)`), reporting each run's progress through `progress`.
-    public static func run(
+    static func run(
         _ entries: [MatrixEntry], scenarios: [Scenario], into directory: URL,
         options: (MatrixEntry) -> HarnessOptions,
         started: (MatrixEntry, Int) -> Void = { _, _ in },
@@ -59,44 +53,8 @@ public enum MatrixRunner {
             }
         }
         let matrix = Matrix.build(runs)
-        try write(matrix, to: directory)
+        try MatrixFiles.write(matrix, to: directory)
         return matrix
     }
 
-    /// Writes `matrix.html`, `matrix.json` and `junit.xml` into `directory`.
-    public static func write(_ matrix: Matrix, to directory: URL) throws(ReportWriterError) {
-        let writer = ReportWriter()
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw .cannotCreateDirectory(path: directory.path, reason: "\(error)")
-        }
-        let json: Data
-        do { json = try encode(matrix) } catch {
-            throw .cannotRender(path: directory.appendingPathComponent(jsonFileName).path, reason: "\(error)")
-        }
-        for (name, data) in [
-            (jsonFileName, json), (junitFileName, Data(MatrixJUnit.render(matrix).utf8)),
-            (MatrixHTML.fileName, Data(MatrixHTML.render(matrix).utf8)),
-        ] {
-            try writer.place(directory.appendingPathComponent(name)) { url throws(ReportWriterError) in
-                try ReportWriter.writeData(data, to: url)
-            }
-        }
-        ReportWriter.syncDirectory(directory)
-    }
-
-    /// `matrix.json`: the schema version, the columns, each column's summary, the rows.
-    public static func encode(_ matrix: Matrix) throws -> Data {
-        struct Document: Encodable {
-            var schemaVersion: Int
-            var columns: [MatrixColumn]
-            var summary: [MatrixColumnSummary]
-            var rows: [MatrixRow]
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(Document(
-            schemaVersion: matrix.schemaVersion, columns: matrix.columns, summary: matrix.summary, rows: matrix.rows))
-    }
 }

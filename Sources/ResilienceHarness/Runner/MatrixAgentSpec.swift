@@ -1,5 +1,3 @@
-import ResilienceHarness
-
 /// One `bench matrix --agent` value: `NAME='CMD ARGS…'` (any app, by the name its
 /// column gets) or a bare builtin name (`deadzone`, `python`, a misbehaviour as
 /// `misbehave:NAME` or `NAME`), which `resolve` turns into a command line.
