@@ -36,6 +36,10 @@ public struct EncryptionKey: Hashable, Sendable, Codable {
 }
 
 extension EncryptionKey {
+    /// KEYFORMAT, or `identity` when it is absent (RFC 8216 §4.3.2.4): what tells
+    /// several keys of one segment apart.
+    public var format: String { keyFormat ?? "identity" }
+
     /// Reads an `EXT-X-KEY`/`EXT-X-SESSION-KEY` attribute list; nil for `METHOD=NONE`.
     init?(attributes: AttributeList) throws(PlaylistError) {
         let method = try attributes.required("METHOD", attributes.enumerated("METHOD"))

@@ -8,25 +8,45 @@ public struct MediaSegment: Hashable, Sendable, Codable {
     public var uri: String
     /// EXT-X-BYTERANGE with its offset made absolute; nil for the whole resource.
     public var byteRange: ByteRange?
-    /// The EXT-X-KEY in effect; nil when segments are not encrypted (no key or METHOD=NONE).
-    public var key: EncryptionKey?
+    /// Every EXT-X-KEY in effect, one per KEYFORMAT, in the order written (RFC 8216
+    /// §4.3.2.4: a multi-DRM stream lists e.g. an `skd://` FairPlay key, a Widevine and a
+    /// PlayReady key for the same segments). Empty when segments are not encrypted (no
+    /// key, or METHOD=NONE, which ends every key). A reader chooses the one it supports.
+    public var keys: [EncryptionKey]
     /// The EXT-X-MAP in effect, if any.
     public var map: MediaInitializationSection?
     /// Whether EXT-X-DISCONTINUITY precedes this segment.
     public var discontinuity: Bool
+    /// EXT-X-PROGRAM-DATE-TIME of the segment's first sample, as written (ISO 8601).
+    public var programDateTime: String?
+    /// EXT-X-DATERANGE tags written before this segment, in order.
+    public var dateRanges: [DateRange]
+    /// Tags this parser does not model (e.g. LL-HLS EXT-X-PART, EXT-X-GAP), written
+    /// before this segment: whole lines (`#EXT…`), verbatim and in order. `render()`
+    /// writes them just before the segment's EXTINF.
+    public var unknownTags: [String]
 
     /// Creates a segment.
     public init(
         duration: Double, title: String = "", uri: String, byteRange: ByteRange? = nil,
-        key: EncryptionKey? = nil, map: MediaInitializationSection? = nil, discontinuity: Bool = false
+        keys: [EncryptionKey] = [], map: MediaInitializationSection? = nil, discontinuity: Bool = false,
+        programDateTime: String? = nil, dateRanges: [DateRange] = [], unknownTags: [String] = []
     ) {
         self.duration = duration
         self.title = title
         self.uri = uri
         self.byteRange = byteRange
-        self.key = key
+        self.keys = keys
         self.map = map
         self.discontinuity = discontinuity
+        self.programDateTime = programDateTime
+        self.dateRanges = dateRanges
+        self.unknownTags = unknownTags
+    }
+
+    /// The first key whose KEYFORMAT (`identity` when absent) is `format`, if any.
+    public func keyOfFormat(_ format: String) -> EncryptionKey? {
+        keys.first { $0.format == format }
     }
 }
 

@@ -19,7 +19,7 @@ struct PlaylistErrorTests {
         ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:-1,\na.ts\n", "line 3: EXTINF duration '-1' is not a number"),
         ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\n#EXTINF:2,\na.ts\n",
          "line 4: a URI line was expected after EXTINF on line 3"),
-        ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\n", "line 4: a URI line was expected after EXTINF"),
+        ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:2,\n", "line 5: a URI line was expected after EXTINF"),
         ("#EXTM3U\n#EXT-X-TARGETDURATION:2\na.ts\n", "line 3: URI line 'a.ts' has no EXTINF before it"),
         ("#EXTM3U\n#EXTINF:2,\na.ts\n", "a media playlist needs EXT-X-TARGETDURATION"),
         ("#EXTM3U\n#EXT-X-TARGETDURATION:two\n", "line 2: EXT-X-TARGETDURATION 'two' is not a decimal integer"),

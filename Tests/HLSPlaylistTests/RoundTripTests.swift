@@ -18,9 +18,9 @@ struct RoundTripTests {
             version: 6, targetDuration: 10, mediaSequence: 7, playlistType: .event, independentSegments: true,
             segments: [
                 MediaSegment(duration: 0.000012345, title: "tiny, with comma", uri: "a.ts"),
-                MediaSegment(duration: 9.999, uri: "b.ts", byteRange: ByteRange(length: 10, offset: 5), key: key,
+                MediaSegment(duration: 9.999, uri: "b.ts", byteRange: ByteRange(length: 10, offset: 5), keys: [key],
                              map: MediaInitializationSection(uri: "i.mp4"), discontinuity: true),
-                MediaSegment(duration: 1e16, uri: "https://cdn/c.ts", key: key,
+                MediaSegment(duration: 1e16, uri: "https://cdn/c.ts", keys: [key],
                              map: MediaInitializationSection(uri: "i.mp4", byteRange: ByteRange(length: 3, offset: 0))),
             ])
         #expect(try MediaPlaylist.parse(media.render()) == media)
