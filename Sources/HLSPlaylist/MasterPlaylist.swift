@@ -42,6 +42,27 @@ public struct MasterPlaylist: Hashable, Sendable, Codable {
         self.iFrameVariants = iFrameVariants
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case version, independentSegments, start, sessionData, sessionKeys, renditions, variants, iFrameVariants
+        case unknownTags
+    }
+
+    /// Decodes a playlist; fields added after a value was encoded (e.g. a download plan
+    /// kept by an older engine) read as absent.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            version: try c.decodeIfPresent(Int.self, forKey: .version),
+            independentSegments: try c.decode(Bool.self, forKey: .independentSegments),
+            start: try c.decodeIfPresent(StartPoint.self, forKey: .start),
+            sessionData: try c.decodeIfPresent([SessionData].self, forKey: .sessionData) ?? [],
+            sessionKeys: try c.decode([EncryptionKey].self, forKey: .sessionKeys),
+            renditions: try c.decode([Rendition].self, forKey: .renditions),
+            variants: try c.decode([Variant].self, forKey: .variants),
+            iFrameVariants: try c.decode([IFrameVariant].self, forKey: .iFrameVariants),
+            unknownTags: try c.decodeIfPresent([String].self, forKey: .unknownTags) ?? [])
+    }
+
     /// The renditions of `type` whose GROUP-ID is `groupID`, e.g. a variant's AUDIO group.
     public func renditions(ofType type: Rendition.MediaType, inGroup groupID: String) -> [Rendition] {
         renditions.filter { $0.type == type && $0.groupID == groupID }

@@ -76,6 +76,26 @@ public struct MediaPlaylist: Hashable, Sendable, Codable {
         case independentSegments, start, skip, endList, segments, trailingDateRanges, trailingTags
     }
 
+    /// Decodes a playlist; fields added after a value was encoded (e.g. a download plan
+    /// kept by an older engine) read as absent.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            version: try c.decodeIfPresent(Int.self, forKey: .version),
+            targetDuration: try c.decode(Int.self, forKey: .targetDuration),
+            mediaSequence: try c.decode(Int.self, forKey: .mediaSequence),
+            discontinuitySequence: try c.decodeIfPresent(Int.self, forKey: .discontinuitySequence) ?? 0,
+            playlistType: try c.decodeIfPresent(PlaylistType.self, forKey: .playlistType),
+            iFramesOnly: try c.decodeIfPresent(Bool.self, forKey: .iFramesOnly) ?? false,
+            independentSegments: try c.decode(Bool.self, forKey: .independentSegments),
+            start: try c.decodeIfPresent(StartPoint.self, forKey: .start),
+            skip: try c.decodeIfPresent(Skip.self, forKey: .skip),
+            endList: try c.decode(Bool.self, forKey: .endList),
+            segments: try c.decode([MediaSegment].self, forKey: .segments),
+            trailingDateRanges: try c.decodeIfPresent([DateRange].self, forKey: .trailingDateRanges) ?? [],
+            trailingTags: try c.decodeIfPresent([String].self, forKey: .trailingTags) ?? [])
+    }
+
     /// The sum of the segment durations, in seconds.
     public var totalDuration: Double {
         segments.reduce(0) { $0 + $1.duration }

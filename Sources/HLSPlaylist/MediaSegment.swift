@@ -44,6 +44,43 @@ public struct MediaSegment: Hashable, Sendable, Codable {
         self.unknownTags = unknownTags
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case duration, title, uri, byteRange, keys, map, discontinuity, programDateTime, dateRanges, unknownTags
+        /// The single key of values encoded before `keys` (a download plan kept by an older engine).
+        case key
+    }
+
+    /// Decodes a segment; a value encoded with the former single `key` reads as `keys`,
+    /// and fields added since read as absent.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let legacyKey = try c.decodeIfPresent(EncryptionKey.self, forKey: .key)
+        self.init(
+            duration: try c.decode(Double.self, forKey: .duration), title: try c.decode(String.self, forKey: .title),
+            uri: try c.decode(String.self, forKey: .uri), byteRange: try c.decodeIfPresent(ByteRange.self, forKey: .byteRange),
+            keys: try c.decodeIfPresent([EncryptionKey].self, forKey: .keys) ?? legacyKey.map { [$0] } ?? [],
+            map: try c.decodeIfPresent(MediaInitializationSection.self, forKey: .map),
+            discontinuity: try c.decode(Bool.self, forKey: .discontinuity),
+            programDateTime: try c.decodeIfPresent(String.self, forKey: .programDateTime),
+            dateRanges: try c.decodeIfPresent([DateRange].self, forKey: .dateRanges) ?? [],
+            unknownTags: try c.decodeIfPresent([String].self, forKey: .unknownTags) ?? [])
+    }
+
+    /// Encodes the segment (`keys`, never the former `key`).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(duration, forKey: .duration)
+        try c.encode(title, forKey: .title)
+        try c.encode(uri, forKey: .uri)
+        try c.encodeIfPresent(byteRange, forKey: .byteRange)
+        try c.encode(keys, forKey: .keys)
+        try c.encodeIfPresent(map, forKey: .map)
+        try c.encode(discontinuity, forKey: .discontinuity)
+        try c.encodeIfPresent(programDateTime, forKey: .programDateTime)
+        try c.encode(dateRanges, forKey: .dateRanges)
+        try c.encode(unknownTags, forKey: .unknownTags)
+    }
+
     /// The first key whose KEYFORMAT (`identity` when absent) is `format`, if any.
     public func keyOfFormat(_ format: String) -> EncryptionKey? {
         keys.first { $0.format == format }
