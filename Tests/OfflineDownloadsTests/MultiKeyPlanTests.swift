@@ -54,6 +54,29 @@ struct MultiKeyPlanTests {
             stream: "video", index: 0, keyFormats: ["urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed"]))
     }
 
+    @Test("the local master keeps the variant's closed captions, START and SESSION-DATA values")
+    func localMasterKeepsCaptionsStartAndSessionData() throws {
+        let master = try MasterPlaylist.parse("""
+            #EXTM3U
+            #EXT-X-START:TIME-OFFSET=10.0
+            #EXT-X-SESSION-DATA:DATA-ID="com.example.title",VALUE="Sample"
+            #EXT-X-SESSION-DATA:DATA-ID="com.example.lyrics",URI="https://origin.test/lyrics.json"
+            #EXT-X-MEDIA:TYPE=CLOSED-CAPTIONS,GROUP-ID="cc",LANGUAGE="en",NAME="English",INSTREAM-ID="CC1"
+            #EXT-X-MEDIA:TYPE=CLOSED-CAPTIONS,GROUP-ID="other",NAME="Other",INSTREAM-ID="CC2"
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,HDCP-LEVEL=TYPE-0,CLOSED-CAPTIONS="cc"
+            video/index.m3u8
+
+            """)
+        let plan = try F.plan(master: master, selection: MediaSelection(variant: master.variants[0])) { _ in
+            try MediaPlaylist.parse(F.vod([4]))
+        }
+        let local = try MasterPlaylist.parse(OfflinePackage(plan: plan).render()[0].text)
+        #expect(local.renditions.map(\.instreamID) == ["CC1"])
+        #expect(local.variants.map(\.closedCaptions) == [.group("cc")] && local.variants[0].hdcpLevel == "TYPE-0")
+        #expect(local.start == StartPoint(timeOffset: 10))
+        #expect(local.sessionData.map(\.dataID) == ["com.example.title"])
+    }
+
     @Test("local playlists keep PROGRAM-DATE-TIME, DATERANGE, DISCONTINUITY-SEQUENCE and START")
     func localPlaylistsKeepTimingTags() throws {
         let text = F.vod(

@@ -93,7 +93,9 @@ public struct OfflinePackage: Sendable, Hashable {
     /// URIs. The variant names an AUDIO or SUBTITLES group only when a rendition of it
     /// was chosen, and no VIDEO group (alternate video is not downloaded). When no
     /// chosen audio rendition is DEFAULT=YES, the first becomes the default, so that a
-    /// player picks a stored one. Session keys are kept when the plan uses the key.
+    /// player picks a stored one. Session keys are kept when the plan uses the key. The
+    /// variant's CLOSED-CAPTIONS renditions (carried in the stored video) are kept, as are
+    /// EXT-X-START and the EXT-X-SESSION-DATA that holds its VALUE (not a remote URI).
     public func localMaster() -> MasterPlaylist {
         let localURIs = Dictionary(
             plan.streams.compactMap { s in s.source.rendition.map { ($0, s.localPlaylistPath) } },
@@ -115,9 +117,15 @@ public struct OfflinePackage: Sendable, Hashable {
         variant.audio = audio.isEmpty ? nil : variant.audio
         variant.subtitles = subtitles.isEmpty ? nil : variant.subtitles
         variant.video = nil
+        var captions: [Rendition] = []
+        if case .group(let group)? = variant.closedCaptions {
+            captions = plan.master.renditions(ofType: .closedCaptions, inGroup: group)
+            if captions.isEmpty { variant.closedCaptions = nil }
+        }
         return MasterPlaylist(
             version: plan.master.version, independentSegments: plan.master.independentSegments,
-            sessionKeys: plan.master.sessionKeys.compactMap(localSessionKey), renditions: audio + subtitles,
+            start: plan.master.start, sessionData: plan.master.sessionData.filter { $0.uri == nil },
+            sessionKeys: plan.master.sessionKeys.compactMap(localSessionKey), renditions: audio + subtitles + captions,
             variants: [variant])
     }
 
