@@ -19,6 +19,6 @@ enum Fixture {
     /// Real-world-shaped captures written for issue 17: multi-DRM, live, LL-HLS, I-frames.
     static let realWorld = [
         "multidrm-master.m3u8", "multidrm-cbcs-video.m3u8", "multidrm-widevine-first.m3u8",
-        "live-capture-dangling.m3u8", "llhls-delta-skip.m3u8", "iframes-only.m3u8",
+        "live-capture-dangling.m3u8", "llhls-delta-skip.m3u8", "iframes-only.m3u8", "cmaf-cenc-widevine-playready.m3u8",
     ]
 }

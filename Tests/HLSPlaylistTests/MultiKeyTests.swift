@@ -57,6 +57,14 @@ struct MultiKeyTests {
         #expect(try MediaPlaylist.parse(media.render()) == media)
     }
 
+    @Test func aCENCStreamListsWidevineAndPlayReadyKeysWithSampleAESCTR() throws {
+        let media = try MediaPlaylist.parse(Fixture.text("cmaf-cenc-widevine-playready.m3u8"))
+        #expect(media.segments.allSatisfy { $0.keys.map(\.method) == [.sampleAESCTR, .sampleAESCTR] })
+        #expect(media.segments[0].keys.map(\.format) == [Self.widevine, Self.playReady])
+        #expect(media.segments[2].unknownTags == ["#EXT-X-GAP"])
+        #expect(media.render().contains("#EXT-X-KEY:METHOD=SAMPLE-AES-CTR,URI=\"data:text/plain;base64,"))
+    }
+
     @Test func masterSessionKeysOfEveryFormat() throws {
         let master = try MasterPlaylist.parse(Fixture.text("multidrm-master.m3u8"))
         #expect(master.sessionKeys.map(\.format) == [Self.fairPlay, Self.widevine, Self.playReady])

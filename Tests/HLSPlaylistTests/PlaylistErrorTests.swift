@@ -32,7 +32,7 @@ struct PlaylistErrorTests {
         ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-BYTERANGE:10@9223372036854775800\n#EXTINF:2,\na.ts\n",
          "line 3: EXT-X-BYTERANGE is too large"),
         ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-KEY:METHOD=AES-256,URI=\"k\"\n",
-         "line 3: EXT-X-KEY METHOD 'AES-256' is not NONE, AES-128 or SAMPLE-AES"),
+         "line 3: EXT-X-KEY METHOD 'AES-256' is not NONE, AES-128, SAMPLE-AES or SAMPLE-AES-CTR"),
         ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-KEY:METHOD=AES-128\n", "line 3: EXT-X-KEY needs URI"),
         ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-KEY:METHOD=AES-128,URI=\"k\",IV=0xZZ\n",
          "line 3: EXT-X-KEY IV '0xZZ' is not 0x and 1 to 32 hex digits"),

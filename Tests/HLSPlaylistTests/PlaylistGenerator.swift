@@ -57,7 +57,7 @@ struct PlaylistGenerator {
 
     mutating func key(format: String?) -> EncryptionKey {
         EncryptionKey(
-            method: bool() ? .aes128 : .sampleAES, uri: text(), iv: maybe { g in (0..<16).map { _ in UInt8(g.int(0...255)) } },
+            method: EncryptionKey.Method.allCases[int(0...2)], uri: text(), iv: maybe { g in (0..<16).map { _ in UInt8(g.int(0...255)) } },
             keyFormat: format, keyFormatVersions: maybe { $0.text() })
     }
 
