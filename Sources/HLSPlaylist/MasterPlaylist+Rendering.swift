@@ -8,7 +8,7 @@ extension MasterPlaylist {
         if let version { lines.append("#EXT-X-VERSION:\(version)") }
         if independentSegments { lines.append("#EXT-X-INDEPENDENT-SEGMENTS") }
         if let start { lines.append("#EXT-X-START:\(start.attributeText)") }
-        lines += unknownTags.map { $0.replacingLineBreaks() }
+        lines += UnknownTag.writable(unknownTags)
         for data in sessionData { lines.append("#EXT-X-SESSION-DATA:\(data.attributeText)") }
         for key in sessionKeys { lines.append("#EXT-X-SESSION-KEY:\(key.attributeText)") }
         for rendition in renditions { lines.append("#EXT-X-MEDIA:\(rendition.attributeText)") }

@@ -8,7 +8,8 @@ extension MediaPlaylist {
     /// EXT-X-BYTERANGE with an explicit offset, the URI. `MediaPlaylist.parse(render())`
     /// gives back an equal value for any playlist the parser produced. Not representable
     /// (so not round-tripping): a segment without a map after one with a map, two keys
-    /// of one KEYFORMAT on a segment, and strings holding `"` or control characters.
+    /// of one KEYFORMAT on a segment, unknown tags that do not start `#EXT`, and strings
+    /// holding `"` or control characters.
     public func render() -> String {
         var lines = ["#EXTM3U"]
         if let version { lines.append("#EXT-X-VERSION:\(version)") }
@@ -37,14 +38,14 @@ extension MediaPlaylist {
                 lines.append("#EXT-X-MAP:\(w.text)")
                 map = segmentMap
             }
-            lines += segment.unknownTags.map { $0.replacingLineBreaks() }
+            lines += UnknownTag.writable(segment.unknownTags)
             let title = segment.title.replacingLineBreaks()
             lines.append("#EXTINF:\(Scalars.decimal(segment.duration)),\(title)")
             if let range = segment.byteRange { lines.append("#EXT-X-BYTERANGE:\(range)") }
             lines.append(Playlist.uriLine(segment.uri))
         }
         for range in trailingDateRanges { lines.append("#EXT-X-DATERANGE:\(range.attributeText)") }
-        lines += trailingTags.map { $0.replacingLineBreaks() }
+        lines += UnknownTag.writable(trailingTags)
         if endList { lines.append("#EXT-X-ENDLIST") }
         return lines.joined(separator: "\n") + "\n"
     }

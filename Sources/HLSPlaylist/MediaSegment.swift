@@ -23,7 +23,7 @@ public struct MediaSegment: Hashable, Sendable, Codable {
     public var dateRanges: [DateRange]
     /// Tags this parser does not model (e.g. LL-HLS EXT-X-PART, EXT-X-GAP), written
     /// before this segment: whole lines (`#EXT…`), verbatim and in order. `render()`
-    /// writes them just before the segment's EXTINF.
+    /// writes them just before the segment's EXTINF (a string not starting `#EXT` is left out).
     public var unknownTags: [String]
 
     /// Creates a segment.

@@ -137,4 +137,10 @@ enum UnknownTag {
     static func line(name: String, value: String?) -> String {
         "#" + name + (value.map { ":" + $0 } ?? "")
     }
+
+    /// The lines `render()` writes: those that are tags (`#EXT…`), each kept on one line;
+    /// anything else (a value built by hand) would read back as a URI or a comment, so it is left out.
+    static func writable(_ tags: [String]) -> [String] {
+        tags.filter { $0.hasPrefix("#EXT") }.map { $0.replacingLineBreaks() }
+    }
 }
