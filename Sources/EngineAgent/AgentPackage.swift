@@ -55,7 +55,7 @@ enum AgentPackage {
                 let media = try? MediaPlaylist.parse(text(path) ?? "")
             else { return false }
             for segment in media.segments {
-                let uris = [segment.uri] + [segment.key?.uri, segment.map?.uri].compactMap { $0 }
+                let uris = [segment.uri] + segment.keys.map(\.uri) + [segment.map?.uri].compactMap { $0 }
                 guard uris.allSatisfy({ isLocal($0, in: directory) }) else { return false }
             }
         }

@@ -12,6 +12,8 @@ struct AttributeList {
     let tag: String
     let line: Int
     private var values: [String: Value] = [:]
+    /// The attribute names in the order written.
+    private(set) var names: [String] = []
 
     init(parsing text: String?, tag: String, line: Int) throws(PlaylistError) {
         self.tag = tag
@@ -50,6 +52,7 @@ struct AttributeList {
             }
             guard values[name] == nil else { throw fail("\(name) appears twice") }
             values[name] = value
+            names.append(name)
             if index < bytes.count { index += 1 }  // the comma; a trailing comma is tolerated
         }
     }
@@ -62,6 +65,11 @@ struct AttributeList {
 
     private func fail(_ message: String) -> PlaylistError {
         PlaylistError(line: line, "\(tag) \(message)")
+    }
+
+    /// The value of `name` as written (quoted or not), for attributes read generically.
+    func raw(_ name: String) -> Value? {
+        values[name]
     }
 
     /// Throws "TAG needs NAME" when `value` is nil.
@@ -79,6 +87,16 @@ struct AttributeList {
     /// An enumerated string; quotes are tolerated.
     func enumerated(_ name: String) -> String? {
         values[name]?.text
+    }
+
+    /// An enumerated string that can be written back unquoted: quotes are tolerated
+    /// around a value that holds no comma and is not empty.
+    func token(_ name: String) throws(PlaylistError) -> String? {
+        guard let value = values[name] else { return nil }
+        guard !value.text.isEmpty, !value.text.contains(",") else {
+            throw fail("\(name) '\(PlaylistError.excerpt(value.text))' is not an enumerated string")
+        }
+        return value.text
     }
 
     func decimalInteger(_ name: String) throws(PlaylistError) -> Int? {

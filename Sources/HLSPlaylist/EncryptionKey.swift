@@ -9,6 +9,9 @@ public struct EncryptionKey: Hashable, Sendable, Codable {
         case aes128 = "AES-128"
         /// Sample-level encryption of the media inside segments.
         case sampleAES = "SAMPLE-AES"
+        /// Sample-level AES-CTR (`cenc`) encryption, as Widevine and PlayReady keys of
+        /// multi-DRM streams declare it (draft-pantos-hls-rfc8216bis §4.4.4.4).
+        case sampleAESCTR = "SAMPLE-AES-CTR"
     }
 
     /// The encryption method.
@@ -36,6 +39,10 @@ public struct EncryptionKey: Hashable, Sendable, Codable {
 }
 
 extension EncryptionKey {
+    /// KEYFORMAT, or `identity` when it is absent (RFC 8216 §4.3.2.4): what tells
+    /// several keys of one segment apart.
+    public var format: String { keyFormat ?? "identity" }
+
     /// Reads an `EXT-X-KEY`/`EXT-X-SESSION-KEY` attribute list; nil for `METHOD=NONE`.
     init?(attributes: AttributeList) throws(PlaylistError) {
         let method = try attributes.required("METHOD", attributes.enumerated("METHOD"))
@@ -43,7 +50,7 @@ extension EncryptionKey {
         guard let known = Method(rawValue: method) else {
             throw PlaylistError(
                 line: attributes.line,
-                "\(attributes.tag) METHOD '\(PlaylistError.excerpt(method))' is not NONE, AES-128 or SAMPLE-AES")
+                "\(attributes.tag) METHOD '\(PlaylistError.excerpt(method))' is not NONE, AES-128, SAMPLE-AES or SAMPLE-AES-CTR")
         }
         self.init(
             method: known,

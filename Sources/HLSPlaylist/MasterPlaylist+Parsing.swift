@@ -1,7 +1,7 @@
 extension MasterPlaylist {
     /// Parses a master playlist; throws if `text` is a media playlist or malformed.
     ///
-    /// Pure and thread-safe. Unknown tags and comments are ignored (RFC 8216 §6.3.1).
+    /// Pure and thread-safe. Unmodelled tags are kept verbatim in `unknownTags`; comments are dropped.
     public static func parse(_ text: String) throws(PlaylistError) -> MasterPlaylist {
         switch try Playlist.parse(text) {
         case .master(let master): return master
@@ -44,6 +44,11 @@ extension MasterPlaylist {
             version = try Playlist.integerValue(of: tag, value, line: line)
         case "EXT-X-INDEPENDENT-SEGMENTS":
             independentSegments = true
+        case "EXT-X-START":
+            guard start == nil else { throw PlaylistError(line: line, "EXT-X-START appears twice") }
+            start = try StartPoint(attributes: AttributeList(parsing: value, tag: tag, line: line))
+        case "EXT-X-SESSION-DATA":
+            sessionData.append(try SessionData(attributes: AttributeList(parsing: value, tag: tag, line: line)))
         case "EXT-X-STREAM-INF":
             pending = (try AttributeList(parsing: value, tag: tag, line: line), line)
         case "EXT-X-MEDIA":
@@ -55,6 +60,7 @@ extension MasterPlaylist {
                 averageBandwidth: try a.decimalInteger("AVERAGE-BANDWIDTH"),
                 codecs: try a.quotedString("CODECS"),
                 resolution: try a.resolution("RESOLUTION"),
+                hdcpLevel: try a.token("HDCP-LEVEL"),
                 video: try a.quotedString("VIDEO"),
                 uri: try a.required("URI", a.quotedString("URI"))))
         case "EXT-X-SESSION-KEY":
@@ -64,7 +70,7 @@ extension MasterPlaylist {
             }
             sessionKeys.append(key)
         default:
-            break  // unknown or unmodelled tags are ignored, as RFC 8216 §6.3.1 asks of clients
+            unknownTags.append(UnknownTag.line(name: tag, value: value))
         }
     }
 
@@ -75,9 +81,22 @@ extension MasterPlaylist {
             codecs: try a.quotedString("CODECS"),
             resolution: try a.resolution("RESOLUTION"),
             frameRate: try a.float("FRAME-RATE"),
+            hdcpLevel: try a.token("HDCP-LEVEL"),
             audio: try a.quotedString("AUDIO"),
             video: try a.quotedString("VIDEO"),
             subtitles: try a.quotedString("SUBTITLES"),
+            closedCaptions: try closedCaptions(a),
             uri: uri)
+    }
+
+    /// CLOSED-CAPTIONS: a quoted GROUP-ID, or the enumerated string NONE.
+    private static func closedCaptions(_ a: AttributeList) throws(PlaylistError) -> ClosedCaptions? {
+        guard let value = a.raw("CLOSED-CAPTIONS") else { return nil }
+        if value.isQuoted { return .group(value.text) }
+        guard value.text == "NONE" else {
+            throw PlaylistError(
+                line: a.line, "EXT-X-STREAM-INF CLOSED-CAPTIONS must be a quoted GROUP-ID or NONE, not '\(PlaylistError.excerpt(value.text))'")
+        }
+        return ClosedCaptions.none
     }
 }

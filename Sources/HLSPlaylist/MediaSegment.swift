@@ -8,25 +8,82 @@ public struct MediaSegment: Hashable, Sendable, Codable {
     public var uri: String
     /// EXT-X-BYTERANGE with its offset made absolute; nil for the whole resource.
     public var byteRange: ByteRange?
-    /// The EXT-X-KEY in effect; nil when segments are not encrypted (no key or METHOD=NONE).
-    public var key: EncryptionKey?
+    /// Every EXT-X-KEY in effect, one per KEYFORMAT, in the order written (RFC 8216
+    /// §4.3.2.4: a multi-DRM stream lists e.g. an `skd://` FairPlay key, a Widevine and a
+    /// PlayReady key for the same segments). Empty when segments are not encrypted (no
+    /// key, or METHOD=NONE, which ends every key). A reader chooses the one it supports.
+    public var keys: [EncryptionKey]
     /// The EXT-X-MAP in effect, if any.
     public var map: MediaInitializationSection?
     /// Whether EXT-X-DISCONTINUITY precedes this segment.
     public var discontinuity: Bool
+    /// EXT-X-PROGRAM-DATE-TIME of the segment's first sample, as written (ISO 8601).
+    public var programDateTime: String?
+    /// EXT-X-DATERANGE tags written before this segment, in order.
+    public var dateRanges: [DateRange]
+    /// Tags this parser does not model (e.g. LL-HLS EXT-X-PART, EXT-X-GAP), written
+    /// before this segment: whole lines (`#EXT…`), verbatim and in order. `render()`
+    /// writes them just before the segment's EXTINF (a string not starting `#EXT` is left out).
+    public var unknownTags: [String]
 
     /// Creates a segment.
     public init(
         duration: Double, title: String = "", uri: String, byteRange: ByteRange? = nil,
-        key: EncryptionKey? = nil, map: MediaInitializationSection? = nil, discontinuity: Bool = false
+        keys: [EncryptionKey] = [], map: MediaInitializationSection? = nil, discontinuity: Bool = false,
+        programDateTime: String? = nil, dateRanges: [DateRange] = [], unknownTags: [String] = []
     ) {
         self.duration = duration
         self.title = title
         self.uri = uri
         self.byteRange = byteRange
-        self.key = key
+        self.keys = keys
         self.map = map
         self.discontinuity = discontinuity
+        self.programDateTime = programDateTime
+        self.dateRanges = dateRanges
+        self.unknownTags = unknownTags
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case duration, title, uri, byteRange, keys, map, discontinuity, programDateTime, dateRanges, unknownTags
+        /// The single key of values encoded before `keys` (a download plan kept by an older engine).
+        case key
+    }
+
+    /// Decodes a segment; a value encoded with the former single `key` reads as `keys`,
+    /// and fields added since read as absent.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let legacyKey = try c.decodeIfPresent(EncryptionKey.self, forKey: .key)
+        self.init(
+            duration: try c.decode(Double.self, forKey: .duration), title: try c.decode(String.self, forKey: .title),
+            uri: try c.decode(String.self, forKey: .uri), byteRange: try c.decodeIfPresent(ByteRange.self, forKey: .byteRange),
+            keys: try c.decodeIfPresent([EncryptionKey].self, forKey: .keys) ?? legacyKey.map { [$0] } ?? [],
+            map: try c.decodeIfPresent(MediaInitializationSection.self, forKey: .map),
+            discontinuity: try c.decode(Bool.self, forKey: .discontinuity),
+            programDateTime: try c.decodeIfPresent(String.self, forKey: .programDateTime),
+            dateRanges: try c.decodeIfPresent([DateRange].self, forKey: .dateRanges) ?? [],
+            unknownTags: try c.decodeIfPresent([String].self, forKey: .unknownTags) ?? [])
+    }
+
+    /// Encodes the segment (`keys`, never the former `key`).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(duration, forKey: .duration)
+        try c.encode(title, forKey: .title)
+        try c.encode(uri, forKey: .uri)
+        try c.encodeIfPresent(byteRange, forKey: .byteRange)
+        try c.encode(keys, forKey: .keys)
+        try c.encodeIfPresent(map, forKey: .map)
+        try c.encode(discontinuity, forKey: .discontinuity)
+        try c.encodeIfPresent(programDateTime, forKey: .programDateTime)
+        try c.encode(dateRanges, forKey: .dateRanges)
+        try c.encode(unknownTags, forKey: .unknownTags)
+    }
+
+    /// The first key whose KEYFORMAT (`identity` when absent) is `format`, if any.
+    public func keyOfFormat(_ format: String) -> EncryptionKey? {
+        keys.first { $0.format == format }
     }
 }
 

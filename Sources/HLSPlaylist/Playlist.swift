@@ -19,8 +19,8 @@ public enum Playlist: Hashable, Sendable, Codable {
     /// neither (just `#EXTM3U`) is an empty master playlist.
     ///
     /// Never crashes or hangs on any input: input over 16 MiB and lines over 64 KiB are
-    /// refused with an error. Unknown tags and comments are ignored (RFC 8216 §6.3.1
-    /// requires clients to ignore them), so they are not kept for `render()`.
+    /// refused with an error. Tags it does not model are kept verbatim, in order, for
+    /// `render()`; comments are dropped.
     public static func parse(_ text: String) throws(PlaylistError) -> Playlist {
         let lines = try PlaylistLines.split(text)
         var masterTag: (name: String, line: Int)?
@@ -50,7 +50,8 @@ public enum Playlist: Hashable, Sendable, Codable {
     }
 
     /// Writes the playlist as RFC 8216 text; see `MasterPlaylist.render()` and
-    /// `MediaPlaylist.render()`. `Playlist.parse(p.render()) == p` for parsed playlists.
+    /// `MediaPlaylist.render()`. `Playlist.parse(p.render()) == p` for parsed playlists
+    /// (the whole value: every modelled tag and attribute, and unknown tags).
     public func render() -> String {
         switch self {
         case .master(let master): master.render()

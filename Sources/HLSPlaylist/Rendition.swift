@@ -27,6 +27,9 @@ public struct Rendition: Hashable, Sendable, Codable {
     public var forced: Bool
     /// INSTREAM-ID (closed captions only), e.g. `CC1`.
     public var instreamID: String?
+    /// CHARACTERISTICS: comma-separated Uniform Type Identifiers, e.g.
+    /// `public.accessibility.describes-video`.
+    public var characteristics: String?
     /// CHANNELS (audio only), e.g. `2` or `6`.
     public var channels: String?
     /// URI of the rendition's media playlist, as written; nil when it is in the variant.
@@ -36,8 +39,10 @@ public struct Rendition: Hashable, Sendable, Codable {
     public init(
         type: MediaType, groupID: String, name: String, language: String? = nil,
         associatedLanguage: String? = nil, isDefault: Bool = false, autoselect: Bool = false,
-        forced: Bool = false, instreamID: String? = nil, channels: String? = nil, uri: String? = nil
+        forced: Bool = false, instreamID: String? = nil, characteristics: String? = nil,
+        channels: String? = nil, uri: String? = nil
     ) {
+        self.characteristics = characteristics
         self.type = type
         self.groupID = groupID
         self.name = name
@@ -70,6 +75,7 @@ extension Rendition {
             autoselect: try a.yesNo("AUTOSELECT"),
             forced: try a.yesNo("FORCED"),
             instreamID: try a.quotedString("INSTREAM-ID"),
+            characteristics: try a.quotedString("CHARACTERISTICS"),
             channels: try a.quotedString("CHANNELS"),
             uri: try a.quotedString("URI"))
         if type == .subtitles, uri == nil {
@@ -88,6 +94,7 @@ extension Rendition {
         w.yes("AUTOSELECT", autoselect)
         w.yes("FORCED", forced)
         w.quoted("INSTREAM-ID", instreamID)
+        w.quoted("CHARACTERISTICS", characteristics)
         w.quoted("CHANNELS", channels)
         w.quoted("URI", uri)
         return w.text

@@ -12,21 +12,27 @@ public struct Variant: Hashable, Sendable, Codable {
     public var resolution: Resolution?
     /// FRAME-RATE: maximum frames per second.
     public var frameRate: Double?
+    /// HDCP-LEVEL, as written: `TYPE-0`, `TYPE-1` or `NONE`.
+    public var hdcpLevel: String?
     /// AUDIO: GROUP-ID of the audio renditions to use with this variant.
     public var audio: String?
     /// VIDEO: GROUP-ID of the video renditions.
     public var video: String?
     /// SUBTITLES: GROUP-ID of the subtitle renditions.
     public var subtitles: String?
+    /// CLOSED-CAPTIONS: a group of CLOSED-CAPTIONS renditions, or `.none`.
+    public var closedCaptions: ClosedCaptions?
     /// The media playlist URI, as written (not resolved).
     public var uri: String
 
     /// Creates a variant.
     public init(
         bandwidth: Int, averageBandwidth: Int? = nil, codecs: String? = nil, resolution: Resolution? = nil,
-        frameRate: Double? = nil, audio: String? = nil, video: String? = nil, subtitles: String? = nil,
-        uri: String
+        frameRate: Double? = nil, hdcpLevel: String? = nil, audio: String? = nil, video: String? = nil,
+        subtitles: String? = nil, closedCaptions: ClosedCaptions? = nil, uri: String
     ) {
+        self.hdcpLevel = hdcpLevel
+        self.closedCaptions = closedCaptions
         self.bandwidth = bandwidth
         self.averageBandwidth = averageBandwidth
         self.codecs = codecs
@@ -54,6 +60,8 @@ public struct IFrameVariant: Hashable, Sendable, Codable {
     public var codecs: String?
     /// RESOLUTION of the video.
     public var resolution: Resolution?
+    /// HDCP-LEVEL, as written.
+    public var hdcpLevel: String?
     /// VIDEO: GROUP-ID of the video renditions.
     public var video: String?
     /// URI of the I-frame media playlist, as written (required).
@@ -62,8 +70,9 @@ public struct IFrameVariant: Hashable, Sendable, Codable {
     /// Creates an I-frame variant.
     public init(
         bandwidth: Int, averageBandwidth: Int? = nil, codecs: String? = nil,
-        resolution: Resolution? = nil, video: String? = nil, uri: String
+        resolution: Resolution? = nil, hdcpLevel: String? = nil, video: String? = nil, uri: String
     ) {
+        self.hdcpLevel = hdcpLevel
         self.bandwidth = bandwidth
         self.averageBandwidth = averageBandwidth
         self.codecs = codecs

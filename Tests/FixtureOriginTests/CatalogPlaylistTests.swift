@@ -77,7 +77,8 @@ import Testing
             return
         }
         for (index, segment) in skd.segments.enumerated() {
-            let key = try #require(segment.key)
+            #expect(segment.keys.count == 1)
+            let key = try #require(segment.keys.first)
             #expect(key.method == .aes128)
             #expect(key.uri.hasPrefix("skd://protected/"))
             #expect(key.keyFormat == "com.apple.streamingkeydelivery")
@@ -87,12 +88,12 @@ import Testing
             Issue.record("not a media playlist")
             return
         }
-        #expect(http.segments.allSatisfy { $0.key?.uri == "../key" && $0.key?.keyFormat == nil })
+        #expect(http.segments.allSatisfy { $0.keys.map(\.uri) == ["../key"] && $0.keys.first?.keyFormat == nil })
         guard case .media(let clear) = try playlist("/videos/clear/400k/index.m3u8") else {
             Issue.record("not a media playlist")
             return
         }
-        #expect(clear.segments.allSatisfy { $0.key == nil })
+        #expect(clear.segments.allSatisfy { $0.keys.isEmpty })
     }
 
     @Test func subtitlePlaylistsListWebVTTSegmentsWithCues() throws {

@@ -10,7 +10,7 @@ let contentStore = ContentStore(catalog: contentCatalog)
 @Suite struct CatalogTests {
     @Test func standardCatalogHasTheVideosTheScenariosNeed() throws {
         let ids = contentCatalog.videos.map(\.id)
-        #expect(ids == ["clear", "protected", "http-key", "multilang", "online-only", "large"])
+        #expect(ids == ["clear", "protected", "http-key", "multi-drm", "multilang", "online-only", "large"])
         #expect(Set(ids).count == ids.count)
         #expect(try #require(contentCatalog.video(withID: "protected")).protection == .skd)
         #expect(try #require(contentCatalog.video(withID: "http-key")).protection == .httpKey)

@@ -30,11 +30,11 @@ struct FFmpegPlaylistTests {
 
     @Test func aes128WithKeyInfoFile() throws {
         let media = try MediaPlaylist.parse(Fixture.text("ffmpeg-aes128.m3u8"))
-        let key = try #require(media.segments.first?.key)
+        let key = try #require(media.segments.first?.keys.first)
         #expect(key.method == .aes128)
         #expect(key.uri == "https://keys.example.com/enc.key")
         #expect(key.iv.map(Scalars.hex) == "0x0123456789abcdef0123456789abcdef")
-        #expect(media.segments.allSatisfy { $0.key == key })
+        #expect(media.segments.allSatisfy { $0.keys == [key] })
     }
 
     @Test func audioRenditionWithUnevenDurations() throws {

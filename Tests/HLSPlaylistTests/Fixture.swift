@@ -14,5 +14,11 @@ enum Fixture {
         "master-multilang.m3u8", "vod-aes128-byterange.m3u8", "ffmpeg-vod-ts.m3u8",
         "ffmpeg-single-file-byterange.m3u8", "ffmpeg-fmp4.m3u8", "ffmpeg-master.m3u8",
         "ffmpeg-audio-English.m3u8", "ffmpeg-aes128.m3u8",
+    ] + realWorld
+
+    /// Real-world-shaped captures written for issue 17: multi-DRM, live, LL-HLS, I-frames.
+    static let realWorld = [
+        "multidrm-master.m3u8", "multidrm-cbcs-video.m3u8", "multidrm-widevine-first.m3u8",
+        "live-capture-dangling.m3u8", "llhls-delta-skip.m3u8", "iframes-only.m3u8", "cmaf-cenc-widevine-playready.m3u8",
     ]
 }

@@ -18,14 +18,14 @@ struct MediaPlaylistTests {
         let map = MediaInitializationSection(uri: "main.mp4", byteRange: ByteRange(length: 720, offset: 0))
         #expect(media.segments[0] == MediaSegment(
             duration: 4, title: "intro", uri: "main.mp4", byteRange: ByteRange(length: 100_000, offset: 720),
-            key: key, map: map))
+            keys: [key], map: map))
         // Offsets left out continue where the previous range of the same resource ended.
         #expect(media.segments[1].byteRange == ByteRange(length: 120_000, offset: 100_720))
         #expect(media.segments[2].byteRange == ByteRange(length: 90_000, offset: 220_720))
         #expect(media.segments[2].duration == 3.5)
-        #expect(media.segments[1].key == key && media.segments[2].key == key)
+        #expect(media.segments[1].keys == [key] && media.segments[2].keys == [key])
         // METHOD=NONE ends encryption; the map stays in effect.
-        #expect(media.segments[3].key == nil)
+        #expect(media.segments[3].keys.isEmpty)
         #expect(media.segments[3].map == map)
         #expect(media.segments[3].title == "credits")
         #expect(media.segments[3].byteRange?.httpRangeHeader == "bytes=0-4999")
@@ -51,8 +51,8 @@ struct MediaPlaylistTests {
         #expect(media.mediaSequence == 100)
         #expect(media.playlistType == .event)
         #expect(!media.endList)
-        #expect(media.segments.map(\.key?.uri) == [nil, "https://k/1", "https://k/2"])
-        #expect(media.segments[1].key?.iv == Array(repeating: 0, count: 15) + [1])  // left-padded
+        #expect(media.segments.map { $0.keys.map(\.uri) } == [[], ["https://k/1"], ["https://k/2"]])
+        #expect(media.segments[1].keys.first?.iv == Array(repeating: 0, count: 15) + [1])  // left-padded
         #expect(media.segments.map(\.discontinuity) == [false, false, true])
     }
 
@@ -61,8 +61,8 @@ struct MediaPlaylistTests {
         let media = MediaPlaylist(
             version: 3, targetDuration: 2, playlistType: .vod, endList: true,
             segments: [
-                MediaSegment(duration: 2, uri: "s0.ts", key: key),
-                MediaSegment(duration: 2, uri: "s1.ts", key: key),
+                MediaSegment(duration: 2, uri: "s0.ts", keys: [key]),
+                MediaSegment(duration: 2, uri: "s1.ts", keys: [key]),
                 MediaSegment(duration: 1.5, title: "last", uri: "s2.ts"),
             ])
         #expect(media.render() == """

@@ -18,9 +18,9 @@ struct RoundTripTests {
             version: 6, targetDuration: 10, mediaSequence: 7, playlistType: .event, independentSegments: true,
             segments: [
                 MediaSegment(duration: 0.000012345, title: "tiny, with comma", uri: "a.ts"),
-                MediaSegment(duration: 9.999, uri: "b.ts", byteRange: ByteRange(length: 10, offset: 5), key: key,
+                MediaSegment(duration: 9.999, uri: "b.ts", byteRange: ByteRange(length: 10, offset: 5), keys: [key],
                              map: MediaInitializationSection(uri: "i.mp4"), discontinuity: true),
-                MediaSegment(duration: 1e16, uri: "https://cdn/c.ts", key: key,
+                MediaSegment(duration: 1e16, uri: "https://cdn/c.ts", keys: [key],
                              map: MediaInitializationSection(uri: "i.mp4", byteRange: ByteRange(length: 3, offset: 0))),
             ])
         #expect(try MediaPlaylist.parse(media.render()) == media)
@@ -44,9 +44,22 @@ struct RoundTripTests {
         }
     }
 
+    @Test func aSegmentEncodedWithTheFormerSingleKeyDecodes() throws {
+        // What a download plan kept by an engine from before multi-key segments holds.
+        let json = #"{"duration":4,"title":"","uri":"a.ts","discontinuity":false,"key":{"method":"AES-128","uri":"k"}}"#
+        let segment = try JSONDecoder().decode(MediaSegment.self, from: Data(json.utf8))
+        #expect(segment == MediaSegment(duration: 4, uri: "a.ts", keys: [EncryptionKey(method: .aes128, uri: "k")]))
+        let playlist = #"{"targetDuration":4,"mediaSequence":0,"independentSegments":false,"endList":true,"segments":[\#(json)]}"#
+        #expect(try JSONDecoder().decode(MediaPlaylist.self, from: Data(playlist.utf8)).segments == [segment])
+        let master = #"{"independentSegments":false,"sessionKeys":[],"renditions":[],"variants":[],"iFrameVariants":[]}"#
+        #expect(try JSONDecoder().decode(MasterPlaylist.self, from: Data(master.utf8)) == MasterPlaylist())
+    }
+
     @Test func codableRoundTrip() throws {
-        let playlist = try Playlist.parse(Fixture.text("vod-aes128-byterange.m3u8"))
-        let data = try JSONEncoder().encode(playlist)
-        #expect(try JSONDecoder().decode(Playlist.self, from: data) == playlist)
+        for name in Fixture.all {
+            let playlist = try Playlist.parse(Fixture.text(name))
+            let data = try JSONEncoder().encode(playlist)
+            #expect(try JSONDecoder().decode(Playlist.self, from: data) == playlist, "\(name)")
+        }
     }
 }

@@ -104,9 +104,9 @@ struct PackagePlanEdgeTests {
             == .multipleLicenseKeys(uris: ["skd://a/1", "skd://a/2"]))
     }
 
-    @Test("keys that cannot work offline are refused with a reason", arguments: [
-        #"METHOD=AES-128,URI="https://drm.test/wv",KEYFORMAT="urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed""#,
+    @Test("an identity key that cannot work offline is refused with a reason", arguments: [
         #"METHOD=AES-128,URI="ftp://keys.test/k""#,
+        #"METHOD=AES-128,URI="ftp://keys.test/k",KEYFORMAT="identity""#,
     ])
     func unsupportedKeys(attributes: String) throws {
         let error = F.planError { try F.singleVariantPlan(F.vod([4]) { _ in "#EXT-X-KEY:\(attributes)" }) }

@@ -79,9 +79,9 @@ struct PackageRenderTests {
             let plan = try #require(plans[name])
             return try MediaPlaylist.parse(OfflinePackage(plan: plan).render()[1].text)
         }
-        #expect(try video("skd").segments.allSatisfy { $0.key?.uri == "skd://a/b" && $0.key?.method == .sampleAES })
+        #expect(try video("skd").segments.allSatisfy { $0.keys.map(\.uri) == ["skd://a/b"] && $0.keys.first?.method == .sampleAES })
         let http = try video("http key")
-        #expect(http.mediaSequence == 3 && http.segments.allSatisfy { $0.key?.uri == "key.bin" && $0.key?.iv == nil })
+        #expect(http.mediaSequence == 3 && http.segments.allSatisfy { $0.keys.map(\.uri) == ["key.bin"] && $0.keys.first?.iv == nil })
         let ranges = try video("byte ranges + map")
         #expect(ranges.segments.map(\.uri) == ["video/seg00000.mp4", "video/seg00001.mp4"])
         #expect(ranges.segments.allSatisfy { $0.map == MediaInitializationSection(uri: "video/init0.mp4") && $0.byteRange == nil })
@@ -128,7 +128,7 @@ struct PackageRenderTests {
         case .master(let master):
             return master.variants.map(\.uri) + master.renditions.compactMap(\.uri) + master.sessionKeys.map(\.uri)
         case .media(let media):
-            return media.segments.flatMap { [$0.uri] + [$0.map?.uri, $0.key?.uri].compactMap { $0 } }
+            return media.segments.flatMap { [$0.uri] + [$0.map?.uri].compactMap { $0 } + $0.keys.map(\.uri) }
         }
     }
 }

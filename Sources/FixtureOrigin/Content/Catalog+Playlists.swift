@@ -39,20 +39,15 @@ extension Catalog {
     }
 
     /// The VOD media playlist of the stream `stream` (a variant or `audio_{lang}`) of
-    /// `video`, or nil if it has no such stream. Encrypted videos carry an EXT-X-KEY on
-    /// every segment with its IV written explicitly (see `segmentIV(_:)`).
+    /// `video`, or nil if it has no such stream. Encrypted videos carry their EXT-X-KEYs
+    /// (see `keys(of:stream:segment:)`) on every segment with the IV written explicitly
+    /// (see `segmentIV(_:)`).
     public func mediaPlaylist(for video: Video, stream: String) -> MediaPlaylist? {
         guard video.bandwidth(ofStream: stream) != nil else { return nil }
-        let keyURI = keyURI(for: video.id)
         let segments = (0..<segmentCount(of: video)).map { index in
             MediaSegment(
                 duration: duration(ofSegment: index, of: video), uri: "seg\(index).ts",
-                key: keyURI.map { uri in
-                    EncryptionKey(
-                        method: .aes128, uri: uri, iv: Self.segmentIV(index),
-                        keyFormat: video.protection == .skd ? Self.fairPlayKeyFormat : nil,
-                        keyFormatVersions: video.protection == .skd ? "1" : nil)
-                })
+                keys: keys(of: video, stream: stream, segment: index))
         }
         return vod(segments)
     }

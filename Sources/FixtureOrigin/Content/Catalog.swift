@@ -53,7 +53,7 @@ public struct Catalog: Hashable, Sendable {
         switch video.protection {
         case .none: return nil
         case .httpKey: return "../key"
-        case .skd: return "skd://\(videoID)/\(keyID)"
+        case .skd, .multiDRM: return "skd://\(videoID)/\(keyID)"
         }
     }
 
@@ -99,7 +99,8 @@ extension Catalog {
             name: "audio", bandwidth: 64_000, averageBandwidth: 60_000, resolution: nil, codecs: "mp4a.40.2"),
     ]
 
-    /// The standard videos: `clear`, `protected` (skd), `http-key`, `multilang` (audio
+    /// The standard videos: `clear`, `protected` (skd), `http-key`, `multi-drm` (skd
+    /// listed with Widevine and PlayReady keys), `multilang` (audio
     /// en/fr/es, subtitles en/de), `online-only` (not offline-enabled) and `large`
     /// (`configuration.largeVideoDuration` long). Durations other than `large` are
     /// deliberately not multiples of 6 s so the last segment is short.
@@ -109,6 +110,7 @@ extension Catalog {
             Video(id: "clear", name: "Clear Sample", duration: 125, variants: ladder),
             Video(id: "protected", name: "Protected Sample", duration: 95, variants: ladder, protection: .skd),
             Video(id: "http-key", name: "HTTP Key Sample", duration: 62, variants: ladder, protection: .httpKey),
+            Video(id: "multi-drm", name: "Multi-DRM Sample", duration: 41, variants: ladder, protection: .multiDRM),
             Video(
                 id: "multilang", name: "Multilingual Sample", duration: 64, variants: ladder,
                 audioTracks: [

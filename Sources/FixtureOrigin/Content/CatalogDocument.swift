@@ -11,7 +11,7 @@ extension VideoDocument {
         switch video.protection {
         case .none: keySystems = nil
         case .httpKey: keySystems = [KeySystemDocument(name: "aes-128", keyURL: "\(base)/key")]
-        case .skd:
+        case .skd, .multiDRM:
             keySystems = [
                 KeySystemDocument(
                     name: "com.apple.fps.1_0", certificateURL: catalog.configuration.certificatePath,

@@ -59,6 +59,12 @@ public enum Protection: String, Hashable, Sendable, Codable, CaseIterable {
     case httpKey
     /// AES-128 with the key URI `skd://{id}/{key-id}`: only the license server answers it.
     case skd
+    /// `.skd`, in a multi-DRM stream: each segment also lists a Widevine and a PlayReady
+    /// key (`data:` URIs), FairPlay's `skd://` key first in some variants and last in others.
+    case multiDRM = "multi-drm"
+
+    /// Whether the `skd://` key and the license server protect the segments.
+    public var usesLicense: Bool { self == .skd || self == .multiDRM }
 
     /// Whether segments are encrypted.
     public var isEncrypted: Bool { self != .none }

@@ -24,11 +24,15 @@ import HLSPlaylist
 /// (`vtt` for subtitles, `mp4` for init sections). Local playlists are at the top:
 /// `master.m3u8` and `<stream>.m3u8`, so every local URI is a plain relative path.
 ///
-/// **Keys.** `skd://<asset>/<key>` keys (any METHOD, any KEYFORMAT) are kept as they are
+/// **Keys.** A segment may list several keys, one per KEYFORMAT (a multi-DRM stream:
+/// FairPlay, Widevine, PlayReady). The engine chooses one: the `skd://` key if any,
+/// else the `identity` key; with neither it throws `DownloadPlanError.noSupportedKey`.
+/// Of the chosen key: `skd://<asset>/<key>` keys (any METHOD, any KEYFORMAT) are kept as they are
 /// and answered by the license (`skdKey`). `http(s)` keys in the `identity` KEYFORMAT —
 /// AES-128 and SAMPLE-AES alike, SAMPLE-AES segments are stored still encrypted — are
 /// fetched once into a key file that the local playlists name. `data:` keys are kept.
-/// Anything else throws `DownloadPlanError.unsupportedKey`.
+/// Anything else throws `DownloadPlanError.unsupportedKey`. The other keys are kept
+/// in the local playlists when they need no network (`data:` or `skd:` URIs).
 public struct DownloadPlan: Sendable, Hashable {
     /// The `SegmentRecord.stream` of key files.
     public static let keyStream = "keys"

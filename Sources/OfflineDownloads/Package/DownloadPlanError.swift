@@ -24,6 +24,10 @@ public enum DownloadPlanError: Error, Sendable, Hashable, CustomStringConvertibl
     /// by the license), nor an `http(s)` key in the `identity` format (stored as a key
     /// file), nor an inline `data:` key. `reason` says which rule it broke.
     case unsupportedKey(stream: String, uri: String, reason: String)
+    /// Every EXT-X-KEY of segment `index` is of a key system the engine does not
+    /// support (e.g. only Widevine and PlayReady): it needs an `skd://` key or an
+    /// `identity` one. Ask the packager to list the FairPlay or AES-128 key too.
+    case noSupportedKey(stream: String, index: Int, keyFormats: [String])
     /// An `skd://` key URI is not `skd://<asset-id>/<key-id>`, so no license can be
     /// asked for it.
     case malformedSKDKey(uri: String)
@@ -45,6 +49,8 @@ public enum DownloadPlanError: Error, Sendable, Hashable, CustomStringConvertibl
             "segment \(index) of the \(stream) stream has the empty byte range \(range); fix the playlist"
         case let .unsupportedKey(stream, uri, reason):
             "the \(stream) stream is encrypted with the key \(uri), which cannot be used offline: \(reason)"
+        case let .noSupportedKey(stream, index, formats):
+            "segment \(index) of the \(stream) stream lists only keys of the formats \(formats.joined(separator: ", ")), none of which Deadzone supports; it needs an skd:// key (FairPlay-style, via the license) or an identity key (AES-128)"
         case .malformedSKDKey(let uri):
             "the key \(uri) is not of the form skd://<asset-id>/<key-id>, so no license can be requested for it"
         case .multipleLicenseKeys(let uris):

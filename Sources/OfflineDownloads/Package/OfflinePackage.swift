@@ -13,10 +13,14 @@ import HLSPlaylist
 /// renditions (`audio_<lang>.m3u8`, `subs_<lang>.m3u8`); each media playlist names the
 /// local segment files. A byte-range segment is a file of its own, so no
 /// EXT-X-BYTERANGE is written; EXT-X-MAP names the local init section. EXT-X-KEY is
-/// kept: `skd://` as it is (the stored license answers it through the app's key
-/// delegate), an HTTP key as the local key file, with the same IV and media sequence,
-/// so segments whose IV is implicit still decrypt. Every playlist is VOD with
-/// EXT-X-ENDLIST. Every URI is a relative path inside the package with no `..`.
+/// kept: the chosen key `skd://` as it is (the stored license answers it through the
+/// app's key delegate), an HTTP key as the local key file, with the same IV and media
+/// sequence, so segments whose IV is implicit still decrypt; the segment's other keys
+/// (other KEYFORMATs) in their order when they need no network (`data:`, `skd:`).
+/// EXT-X-PROGRAM-DATE-TIME, EXT-X-DATERANGE, EXT-X-DISCONTINUITY(-SEQUENCE) and
+/// EXT-X-START are kept; unmodelled tags are not (they may name remote resources).
+/// Every playlist is VOD with EXT-X-ENDLIST. Every URI is a relative path inside the
+/// package with no `..`.
 public struct OfflinePackage: Sendable, Hashable {
     /// One rendered playlist: its path in the package and its text.
     public struct RenderedFile: Sendable, Hashable {
@@ -89,7 +93,9 @@ public struct OfflinePackage: Sendable, Hashable {
     /// URIs. The variant names an AUDIO or SUBTITLES group only when a rendition of it
     /// was chosen, and no VIDEO group (alternate video is not downloaded). When no
     /// chosen audio rendition is DEFAULT=YES, the first becomes the default, so that a
-    /// player picks a stored one. Session keys are kept when the plan uses the key.
+    /// player picks a stored one. Session keys are kept when the plan uses the key. The
+    /// variant's CLOSED-CAPTIONS renditions (carried in the stored video) are kept, as are
+    /// EXT-X-START and the EXT-X-SESSION-DATA that holds its VALUE (not a remote URI).
     public func localMaster() -> MasterPlaylist {
         let localURIs = Dictionary(
             plan.streams.compactMap { s in s.source.rendition.map { ($0, s.localPlaylistPath) } },
@@ -111,9 +117,15 @@ public struct OfflinePackage: Sendable, Hashable {
         variant.audio = audio.isEmpty ? nil : variant.audio
         variant.subtitles = subtitles.isEmpty ? nil : variant.subtitles
         variant.video = nil
+        var captions: [Rendition] = []
+        if case .group(let group)? = variant.closedCaptions {
+            captions = plan.master.renditions(ofType: .closedCaptions, inGroup: group)
+            if captions.isEmpty { variant.closedCaptions = nil }
+        }
         return MasterPlaylist(
             version: plan.master.version, independentSegments: plan.master.independentSegments,
-            sessionKeys: plan.master.sessionKeys.compactMap(localSessionKey), renditions: audio + subtitles,
+            start: plan.master.start, sessionData: plan.master.sessionData.filter { $0.uri == nil },
+            sessionKeys: plan.master.sessionKeys.compactMap(localSessionKey), renditions: audio + subtitles + captions,
             variants: [variant])
     }
 
@@ -124,12 +136,26 @@ public struct OfflinePackage: Sendable, Hashable {
             let original = remote.segments[item.index]
             return MediaSegment(
                 duration: original.duration, title: original.title, uri: item.localPath, byteRange: nil,
-                key: item.key?.localKey, map: item.initSectionPath.map { MediaInitializationSection(uri: $0) },
-                discontinuity: original.discontinuity)
+                keys: Self.localKeys(original.keys, chosen: item.key),
+                map: item.initSectionPath.map { MediaInitializationSection(uri: $0) },
+                discontinuity: original.discontinuity, programDateTime: original.programDateTime,
+                dateRanges: original.dateRanges)
         }
         return MediaPlaylist(
-            version: remote.version, targetDuration: remote.targetDuration, mediaSequence: remote.mediaSequence,
-            playlistType: .vod, independentSegments: remote.independentSegments, endList: true, segments: segments)
+            version: remote.version, targetDuration: remote.targetDuration,
+            mediaSequence: remote.mediaSequenceNumber(ofSegment: 0), discontinuitySequence: remote.discontinuitySequence,
+            playlistType: .vod, independentSegments: remote.independentSegments, start: remote.start, endList: true,
+            segments: segments, trailingDateRanges: storedPaths == nil ? remote.trailingDateRanges : [])
+    }
+
+    /// A segment's keys as the local playlist lists them: the chosen one as its local
+    /// key, the others (other KEYFORMATs) kept in order when they need no network.
+    static func localKeys(_ keys: [EncryptionKey], chosen: DownloadPlan.PlannedKey?) -> [EncryptionKey] {
+        keys.compactMap { key in
+            if key == chosen?.key { return chosen?.localKey }
+            let scheme = key.uri.split(separator: ":", maxSplits: 1).first?.lowercased()
+            return key.uri.contains(":") && (scheme == "data" || scheme == "skd") ? key : nil
+        }
     }
 
     /// The segments of `stream` to list: all, or the stored prefix.

@@ -31,7 +31,7 @@ struct PlanBuilder {
         if let range = segment.byteRange, range.httpRangeHeader == nil {
             throw .invalidByteRange(stream: source.name, index: index, range: range.description)
         }
-        let key = try segment.key.map { (key) throws(DownloadPlanError) in
+        let key = try Self.chosenKey(segment.keys, stream: source.name, index: index).map { (key) throws(DownloadPlanError) in
             try plannedKey(key, stream: source.name, playlistURL: base)
         }
         let fallback = source.kind == .subtitles ? "vtt" : "ts"
@@ -43,7 +43,7 @@ struct PlanBuilder {
             kind: .segment, stream: source.name, index: index, ordinal: -1, remoteURL: url,
             localPath: "\(source.name)/seg\(Self.padded(index)).\(Self.fileExtension(url, default: fallback))",
             byteRange: segment.byteRange, duration: segment.duration, key: key,
-            iv: key.map { $0.key.iv ?? Self.sequenceIV(playlist.mediaSequence + index) },
+            iv: key.map { $0.key.iv ?? Self.sequenceIV(playlist.mediaSequenceNumber(ofSegment: index)) },
             initSectionPath: initPath)
     }
 
@@ -88,6 +88,18 @@ struct PlanBuilder {
             byteRange: map.byteRange, duration: 0, key: key, iv: key?.key.iv, initSectionPath: nil)
         initSections[id] = item
         return item
+    }
+
+    /// The key the engine decrypts with, of the keys a segment lists (one per KEYFORMAT):
+    /// the `skd://` key (FairPlay-style, answered by the license) if there is one, else
+    /// the `identity` key (AES-128 from a URL or a `data:` URI); nil for a clear segment.
+    /// Keys of other systems (Widevine, PlayReady) are never chosen; a segment with only
+    /// those throws `.noSupportedKey`.
+    static func chosenKey(_ keys: [EncryptionKey], stream: String, index: Int) throws(DownloadPlanError) -> EncryptionKey? {
+        guard !keys.isEmpty else { return nil }
+        if let skd = keys.first(where: { $0.uri.lowercased().hasPrefix("skd:") }) { return skd }
+        if let identity = keys.first(where: { $0.format == "identity" }) { return identity }
+        throw .noSupportedKey(stream: stream, index: index, keyFormats: keys.map(\.format))
     }
 
     /// What the package does with `key`; see `DownloadPlan` (Keys).

@@ -79,13 +79,21 @@ struct PackageReader {
             return playlist
         }
         let base = URL(fileURLWithPath: absolute).deletingLastPathComponent().path
-        playlist.mediaSequence = media.mediaSequence
+        playlist.mediaSequence = media.mediaSequenceNumber(ofSegment: 0)
+        var remoteKeys: [String] = []
         playlist.segments = media.segments.map { segment in
-            LocalSegment(
+            let key = OriginKey.playable(segment.keys)
+            for other in segment.keys where other != key && !Self.needsNoFile(other.uri) && !remoteKeys.contains(other.uri) {
+                remoteKeys.append(other.uri)
+            }
+            return LocalSegment(
                 file: locate(segment.uri, from: base, range: segment.byteRange),
-                key: segment.key,
-                keyFile: segment.key.flatMap { Self.needsNoFile($0.uri) ? nil : locate($0.uri, from: base) },
+                key: key,
+                keyFile: key.flatMap { Self.needsNoFile($0.uri) ? nil : locate($0.uri, from: base) },
                 map: segment.map.map { locate($0.uri, from: base, range: $0.byteRange) })
+        }
+        for keyURI in remoteKeys {
+            playlist.problems.append("\(uri) lists the key \(keyURI), which a player would fetch from the network")
         }
         return playlist
     }
@@ -179,6 +187,7 @@ struct LocalPlaylist: Sendable, Hashable {
 /// One segment a local playlist lists: its file, and the key and init section in effect.
 struct LocalSegment: Sendable, Hashable {
     var file: LocalFile
+    /// The key a player decrypts with (`OriginKey.playable`), of the keys listed.
     var key: EncryptionKey?
     /// The key's file; nil when there is no key or it needs none (`skd:`, `data:`).
     var keyFile: LocalFile?

@@ -146,12 +146,14 @@ public enum ScenarioSuite {
         try await s.inspect(suspended)
     }
 
-    /// Three protected downloads queued against a slow license server, then
-    /// `prepareForBackground()` and the background.
+    /// Four protected downloads queued against a slow license server (one of them the
+    /// multi-DRM video, whose playlists list the `skd://` key with Widevine and PlayReady
+    /// keys), then `prepareForBackground()` and the background.
     public static let licenseBeforeBackground = Scenario(
         name: "license-before-background",
-        summary: "The license server answers 1.5 s late (it issues at once; the response waits), three protected "
-            + "downloads are queued, then the app calls prepareForBackground() and goes to the background: a license "
+        summary: "The license server answers 1.5 s late (it issues at once; the response waits), four protected "
+            + "downloads are queued (one multi-DRM: its playlists list the skd:// key among Widevine and PlayReady "
+            + "keys), then the app calls prepareForBackground() and goes to the background: a license "
             + "for each must have reached the app (its response ended, in the origin's log) before the background and "
             + "before its first encrypted segment started, no license request may reach the server in the background, "
             + "and the app may claim licenseAcquired only after its license arrived.",
@@ -165,7 +167,7 @@ public enum ScenarioSuite {
         try await s.waitForPath([.wifi])
         try await s.launch()
         var tokens: [String] = []
-        for video in ["protected", "protected-b", "protected-c"] { tokens.append(try await s.request(video)) }
+        for video in ["protected", "protected-b", "protected-c", "multi-drm"] { tokens.append(try await s.request(video)) }
         try await s.prepareForBackground()
         try await s.setForeground(false)
         try await s.hold(.seconds(4))
