@@ -119,14 +119,22 @@ def package_master(master, chosen):
 
 
 def parse_media(text):
-    """The segments of a VOD media playlist: [{"uri", "key": {"METHOD", "URI", …} or None}]."""
-    segments, key, pending = [], None, False
+    """The segments of a VOD media playlist: [{"uri", "key": {"METHOD", "URI", …} or None}].
+
+    Several EXT-X-KEY tags may apply to a segment, one per KEYFORMAT (multi-DRM streams
+    list FairPlay's `skd://` key beside Widevine and PlayReady ones): each segment gets
+    the one this downloader supports, the `skd:` key, else the `identity` (AES-128) one.
+    A segment whose keys are all of other formats is a PlaylistError."""
+    segments, keys, pending = [], {}, False
     lines = _lines(text)
     for line in lines:
         if line.startswith("#EXT-X-KEY:"):
             key = attributes(line.split(":", 1)[1])
             if key.get("METHOD") == "NONE":
-                key = None
+                keys = {}
+            else:
+                keys = dict(keys)
+                keys[key.get("KEYFORMAT", "identity")] = key
         elif line.startswith("#EXT-X-BYTERANGE") or line.startswith("#EXT-X-MAP"):
             raise PlaylistError(f"{line.split(':')[0]} is not supported by this downloader")
         elif line.startswith("#EXTINF"):
@@ -134,11 +142,23 @@ def parse_media(text):
         elif not line.startswith("#"):
             if not pending:
                 raise PlaylistError(f"segment {line} has no #EXTINF")
-            segments.append({"uri": line, "key": key})
+            segments.append({"uri": line, "key": _supported_key(keys, line)})
             pending = False
     if "#EXT-X-ENDLIST" not in lines:
         raise PlaylistError("not a VOD playlist (no #EXT-X-ENDLIST): live streams cannot be downloaded")
     return segments
+
+
+def _supported_key(keys, segment):
+    """The key of `keys` (by KEYFORMAT) this downloader can use for `segment`, or None when clear."""
+    if not keys:
+        return None
+    for key in keys.values():
+        if urlsplit(key.get("URI", "")).scheme.lower() == "skd":
+            return key
+    if "identity" in keys:
+        return keys["identity"]
+    raise PlaylistError(f"segment {segment}: no supported key among the formats {sorted(keys)}")
 
 
 def is_fetched_key(uri):

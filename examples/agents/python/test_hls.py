@@ -113,5 +113,38 @@ class MediaTests(unittest.TestCase):
             hls.local_path(master, "http://cdn.example/videos/clear/400k/seg3.ts")
 
 
+class MultiKeyTests(unittest.TestCase):
+    PLAYLIST = """#EXTM3U
+#EXT-X-VERSION:5
+#EXT-X-TARGETDURATION:6
+#EXT-X-KEY:METHOD=SAMPLE-AES,URI="skd://multi-drm/k1",KEYFORMAT="com.apple.streamingkeydelivery",KEYFORMATVERSIONS="1"
+#EXT-X-KEY:METHOD=SAMPLE-AES-CTR,URI="data:text/plain;base64,AAAA",KEYFORMAT="urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed"
+#EXTINF:6.0,
+seg0.ts
+#EXT-X-KEY:METHOD=SAMPLE-AES-CTR,URI="data:text/plain;base64,BBBB",KEYFORMAT="com.microsoft.playready"
+#EXTINF:6.0,
+seg1.ts
+#EXT-X-KEY:METHOD=NONE
+#EXT-X-KEY:METHOD=SAMPLE-AES-CTR,URI="data:text/plain;base64,CCCC",KEYFORMAT="com.microsoft.playready"
+#EXTINF:6.0,
+seg2.ts
+#EXT-X-ENDLIST
+"""
+
+    def test_the_skd_key_is_chosen_whatever_its_place(self):
+        head, tail = self.PLAYLIST.split("#EXTINF:6.0,\nseg1.ts\n")[0], "#EXTINF:6.0,\nseg1.ts\n#EXT-X-ENDLIST\n"
+        segments = hls.parse_media(head + tail)
+        self.assertEqual([s["key"]["URI"] for s in segments], ["skd://multi-drm/k1", "skd://multi-drm/k1"])
+        reordered = self.PLAYLIST.split("#EXTINF")[0].splitlines()
+        reordered = "\n".join(reordered[:3] + [reordered[4], reordered[3]]) + "\n#EXTINF:6.0,\nseg0.ts\n#EXT-X-ENDLIST\n"
+        self.assertEqual(hls.parse_media(reordered)[0]["key"]["URI"], "skd://multi-drm/k1")
+
+    def test_only_foreign_keys_is_an_error_naming_the_formats(self):
+        with self.assertRaises(hls.PlaylistError) as raised:
+            hls.parse_media(self.PLAYLIST)
+        self.assertIn("com.microsoft.playready", str(raised.exception))
+        self.assertIn("seg2.ts", str(raised.exception))
+
+
 if __name__ == "__main__":
     unittest.main()
