@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "ResilienceHarness", targets: ["ResilienceHarness"]),
         .library(name: "BenchReports", targets: ["BenchReports"]),
         .library(name: "ClientComparison", targets: ["ClientComparison"]),
+        .library(name: "Performance", targets: ["Performance"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -90,6 +91,10 @@ let package = Package(
             ]
         ),
         .target(
+            name: "Performance",
+            dependencies: ["BenchCore", "LinkConditioner", "FixtureOrigin", "OfflineDownloads"]
+        ),
+        .target(
             name: "BenchReports",
             dependencies: [
                 "AppProtocol", "BenchCore", "ResilienceHarness", "ClientComparison",
@@ -109,6 +114,7 @@ let package = Package(
                 "ResilienceHarness",
                 "ClientComparison",
                 "BenchReports",
+                "Performance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -145,6 +151,7 @@ let package = Package(
             name: "ClientComparisonTests",
             dependencies: ["ClientComparison", "ResilienceHarness", "BenchCore", "FixtureOrigin", "LinkConditioner"]
         ),
+        .testTarget(name: "PerformanceTests", dependencies: ["Performance", "FixtureOrigin"]),
     ],
     swiftLanguageModes: [.v6]
 )

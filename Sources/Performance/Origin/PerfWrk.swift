@@ -47,11 +47,11 @@ struct PerfWrkResult: Codable, Sendable {
 /// Each run writes a Lua script to a temporary file: it rotates over the given paths,
 /// optionally checks every response (status 2xx and body length, which makes wrk slower,
 /// so only warm-up runs check), and prints one `DEADZONE_WRK {json}` line in `done()`.
-enum PerfWrk {
+public enum PerfWrk {
     static let marker = "DEADZONE_WRK "
 
-    /// The wrk executable on PATH, or nil.
-    static func locate() -> String? {
+    /// The wrk executable on PATH, or nil. `bench perf origin` exits 2 without one.
+    public static func locate() -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         return path.split(separator: ":").map { "\($0)/wrk" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
@@ -137,26 +137,5 @@ enum PerfWrk {
             end
 
             """
-    }
-}
-
-/// CPU time from `getrusage` (this process or its reaped children) and `/proc/stat` (the machine).
-enum PerfRusage {
-    /// CPU seconds all CPUs spent not idle since boot (user, nice, system, irq, softirq, steal).
-    static func machineBusySeconds() -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return 0 }
-        let ticks = line.split(separator: " ").dropFirst().compactMap { Double($0) }
-        guard ticks.count >= 8 else { return 0 }
-        return (ticks.prefix(8).reduce(0, +) - ticks[3] - ticks[4]) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-
-    /// User + system CPU seconds of this process, or of every child reaped so far.
-    static func cpuSeconds(children: Bool) -> Double {
-        var usage = rusage()
-        let who = children ? RUSAGE_CHILDREN : RUSAGE_SELF
-        guard getrusage(__rusage_who_t(who.rawValue), &usage) == 0 else { return 0 }
-        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 }

@@ -50,20 +50,22 @@ struct PerfEngineChildResult: Sendable {
     }
 }
 
-/// Runs this executable's `download` subcommand as a child process and watches it:
+/// Runs `bench download` (this executable's `download` subcommand by default) as a child
+/// process and watches it:
 /// output lines timestamped as they appear, VmHWM sampled, rusage from `wait4`.
 ///
 /// Called from the command's task; it polls (`Task.sleep`) and never blocks a thread.
 enum PerfEngineChild {
     static let sampleInterval = 0.02
 
-    static func run(arguments: [String], timeLimit: Double) async throws -> PerfEngineChildResult {
-        let executable = try executablePath()
+    /// Runs `executable` (nil: this process's) with `arguments`, killed after `timeLimit` seconds.
+    static func run(executable: String?, arguments: [String], timeLimit: Double) async throws -> PerfEngineChildResult {
+        let executable = try executable ?? PerfProcess.currentExecutable()
         let log = (NSTemporaryDirectory() as NSString).appendingPathComponent("deadzone-perf-engine-\(getpid())-\(PerfClock.now()).log")
         defer { try? FileManager.default.removeItem(atPath: log) }
         let parentPeak = peakRSS(of: "self") ?? 0
         let start = PerfClock.now()
-        let pid = try spawn([executable] + arguments, output: log)
+        let pid = try PerfProcess.spawn([executable] + arguments, output: log)
         var result = PerfEngineChildResult(
             exitCode: nil, signal: nil, timedOut: false, wallSeconds: 0, userSeconds: 0, systemSeconds: 0, maxRSSBytes: 0,
             sampledPeakRSSBytes: 0, parentPeakAtSpawn: parentPeak, lines: [])
@@ -101,31 +103,6 @@ enum PerfEngineChild {
               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
               let kib = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return nil }
         return kib * 1024
-    }
-
-    private static func executablePath() throws -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if n > 0 { return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
-        if let path = Bundle.main.executablePath { return path }
-        throw PerfError("cannot find this executable (/proc/self/exe and Bundle.main failed)")
-    }
-
-    /// posix_spawn with stdout and stderr to `output`, stdin from /dev/null.
-    private static func spawn(_ arguments: [String], output: String) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
-        argv.append(nil)
-        defer { for pointer in argv { free(pointer) } }
-        var pid = pid_t()
-        let rc = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
-        guard rc == 0 else { throw PerfError.system("posix_spawn \(arguments[0])", rc) }
-        return pid
     }
 }
 

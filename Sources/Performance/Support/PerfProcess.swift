@@ -1,0 +1,61 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Child processes of the benchmarks: the executable they re-run (`bench proxy`,
+/// `bench download`), and posix_spawn with the output in a file.
+enum PerfProcess {
+    /// This process's executable (/proc/self/exe, else Bundle.main, else argv[0]): the
+    /// `bench` the benchmarks run children of when their configuration names none.
+    static func currentExecutable() throws -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if n > 0 { return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        if let path = Bundle.main.executablePath { return path }
+        let argument = CommandLine.arguments[0]
+        guard FileManager.default.isExecutableFile(atPath: argument) else {
+            throw PerfError("cannot find this executable (/proc/self/exe, Bundle.main and argv[0] failed)")
+        }
+        return argument
+    }
+
+    /// posix_spawn of `arguments` (the first is the executable's path) with stdout and stderr
+    /// to `output`, stdin from /dev/null. The caller reaps the child.
+    static func spawn(_ arguments: [String], output: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
+        argv.append(nil)
+        defer { for pointer in argv { free(pointer) } }
+        var pid = pid_t()
+        let rc = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+        guard rc == 0 else { throw PerfError.system("posix_spawn \(arguments[0])", rc) }
+        return pid
+    }
+}
+
+/// CPU time from `getrusage` (this process or its reaped children) and `/proc/stat` (the machine).
+enum PerfRusage {
+    /// CPU seconds all CPUs spent not idle since boot (user, nice, system, irq, softirq, steal).
+    static func machineBusySeconds() -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return 0 }
+        let ticks = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+        guard ticks.count >= 8 else { return 0 }
+        return (ticks.prefix(8).reduce(0, +) - ticks[3] - ticks[4]) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// User + system CPU seconds of this process, or of every child reaped so far.
+    static func cpuSeconds(children: Bool) -> Double {
+        var usage = rusage()
+        let who = children ? RUSAGE_CHILDREN : RUSAGE_SELF
+        guard getrusage(__rusage_who_t(who.rawValue), &usage) == 0 else { return 0 }
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+}
