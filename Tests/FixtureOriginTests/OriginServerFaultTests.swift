@@ -153,6 +153,27 @@ import Testing
         }
     }
 
+    /// A response under way is listed in progress (path, Range, no bytes counted yet)
+    /// until its record is in the log: what the harness reads at a kill.
+    @Test func listsAResponseInProgressUntilItIsLogged() async throws {
+        try await withOrigin { server in
+            server.setFaultRules(try Self.rules(.stallBody(afterBytes: 10, duration: nil)))
+            #expect(server.responsesInProgress.isEmpty)
+            var client: RawHTTPConnection? = try RawHTTPConnection(port: server.port, timeoutSeconds: 30)
+            try client?.request("GET", Self.segment, headers: ["Range": "bytes=0-"])
+            _ = try #require(try await client?.readResponse(head: true))
+            let running = server.responsesInProgress
+            #expect(running.map(\.path) == [Self.segment])
+            #expect(running.first?.range == "bytes=0-")
+            #expect(running.first?.completed == false)
+            #expect(server.requestLog.isEmpty)
+            client = nil  // closes the socket: the response ends and is logged
+            let log = try await waitForLog(server, count: 1)
+            #expect(log.first?.path == Self.segment)
+            #expect(server.responsesInProgress.isEmpty)
+        }
+    }
+
     @Test func delaysTheFirstByte() async throws {
         try await withOrigin { server in
             server.setFaultRules(try Self.rules(.addedTimeToFirstByte(.milliseconds(150))))

@@ -65,8 +65,15 @@ import Testing
                     "\(broken.evidence.map(\.text))")
         }
         if misbehavior == .restartPartialSegments {
-            // Caught by the Range rule: a partial segment fetched again from byte 0.
-            #expect(broken.evidence.contains { $0.text.contains("asked no Range (from byte 0)") },
+            // Caught by the Range rule on the harness's disk snapshot: a path the disk held
+            // in part at the kill fetched again from byte 0.
+            #expect(broken.evidence.contains {
+                $0.text.contains("asked no Range (from byte 0) after the kill, but the disk held")
+            }, "\(broken.evidence.map(\.text))")
+        }
+        if misbehavior == .refetchAfterCrash {
+            // Caught on the disk snapshot: a path held whole at the kill fetched again.
+            #expect(broken.evidence.contains { $0.text.contains("the app's disk held the whole of it at the kill") },
                     "\(broken.evidence.map(\.text))")
         }
         if misbehavior == .hammerRefusedPort {

@@ -27,6 +27,7 @@ import Testing
         b.state("d1", .downloading, at: 21)
         b.state("d2", .downloading, at: 22.5)
         b.kill(at: 25)
+        b.disk(at: 25.1, stored: ["/videos/clear/400k/seg0.ts", "/videos/drm/400k/seg0.ts"])
         b.launch(after: .crash, at: 26)
         b.origin("/videos/clear/400k/seg0.ts", bytes: 1000, at: 27, duration: 0.5)
         b.origin("/videos/clear/400k/seg1.ts", bytes: 1000, at: 28)
@@ -54,7 +55,7 @@ import Testing
         #expect(metrics.suspendLatencySeconds == 1.0)
         // d1 resumed 1.0 s after, d2 2.5 s.
         #expect(metrics.resumeLatencySeconds == 2.5)
-        // seg0, stored at 3.1 s, fetched again at 26.5 s after the kill at 25 s.
+        // seg0, on disk whole at the kill at 25 s, fetched again at 26.5 s.
         #expect(metrics.bytesRefetchedAfterCrash == 1000)
         // One request (clear seg1 at 12 s) inside an outage.
         #expect(metrics.requestsDuringOutages == 1)
@@ -92,6 +93,7 @@ import Testing
         b.request("d1", video: "clear", at: 0)
         b.stored("d1", path: "/videos/clear/400k/seg0.ts", bytes: 1000, at: 1)
         b.kill(at: 2)
+        b.disk(at: 2.1, stored: ["/videos/clear/400k/seg0.ts"])
         b.launch(after: .memoryPressure, at: 3)
         b.origin("/videos/clear/400k/seg1.ts", bytes: 1000, at: 4)
         #expect(ScenarioMetrics.measure(b.trace).bytesRefetchedAfterCrash == 0)

@@ -88,24 +88,31 @@ import Testing
         expectEvidence(verdict, at: 3, contains: "paths: /videos/clear/master.m3u8")
     }
 
-    /// The conditioner's own count: bytes over cellular while only downloads not allowed
-    /// it were live fail, even with nothing in the origin's log to name them.
-    @Test func cellularBytesAtTheConditionerNeedADownloadAllowedCellular() {
-        var allowedLive = wifiOutage()
-        allowedLive.linkBytes(1500, through: .cellular, at: 12)
-        let passed = evaluate(id, allowedLive)
-        #expect(passed.outcome == .passed)
-        expectEvidence(passed, at: 12, contains: "the conditioner forwarded 1500 bytes over cellular, all while a download allowed cellular was live")
+    /// The conditioner's own count: every byte over cellular must be for a download
+    /// allowed cellular, matched from the connection to the request it carried (the PROXY
+    /// header's client address); the origin's log alone is not the judge of it.
+    @Test func cellularBytesAtTheConditionerMustBeForADownloadAllowedCellular() {
+        var allowedOnly = wifiOutage()
+        allowedOnly.delivery("/videos/drm/400k/seg1.ts", through: .cellular, connection: 7, from: 11, to: 12)
+        let passed = evaluate(id, allowedOnly)
+        #expect(passed.outcome == .passed, "\(passed)")
+        expectEvidence(passed, at: 11.25, contains: "the conditioner forwarded 100000 bytes over cellular, all for downloads allowed cellular")
 
+        // The same bytes carried a segment of d1, which may not use cellular.
+        var forbidden = wifiOutage()
+        forbidden.delivery("/videos/clear/400k/seg1.ts", through: .cellular, connection: 7, from: 11, to: 12)
+        let failed = evaluate(id, forbidden)
+        #expect(failed.outcome == .failed)
+        expectEvidence(failed, at: 11.25, contains: "over cellular for no download allowed cellular, the first at 11.250 s for GET /videos/clear/400k/seg1.ts")
+
+        // Bytes no request explains, before any download allowed cellular was requested.
         var b = TraceBuilder()
         b.request("d1", video: "clear", at: 0)
-        b.state("d1", .downloading, at: 1)
-        b.linkBytes(800, through: .cellular, direction: .uplink, at: 5)
-        b.linkBytes(64_000, through: .cellular, at: 6)
-        b.linkBytes(64_000, through: .wifi, at: 7)
+        b.linkBytes(800, through: .cellular, direction: .uplink, connection: 9, at: 5)
+        b.linkBytes(64_000, through: .cellular, connection: 9, at: 6)
         b.state("d1", .downloaded, at: 9)
-        let verdict = evaluate(id, b)
-        #expect(verdict.outcome == .failed)
-        expectEvidence(verdict, at: 5, contains: "the conditioner forwarded 64800 bytes over cellular while no download allowed cellular was live")
+        let unexplained = evaluate(id, b)
+        #expect(unexplained.outcome == .failed)
+        expectEvidence(unexplained, at: 5, contains: "64800 bytes over cellular for no download allowed cellular, the first at 5.000 s for a connection no request can be matched to")
     }
 }

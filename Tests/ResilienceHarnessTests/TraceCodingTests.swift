@@ -16,6 +16,9 @@ import Testing
                     uri: "video.m3u8", role: "variant", rendition: "/videos/clear/400k/index.m3u8", expected: 2,
                     listed: 2, present: 1, matching: 1, missing: ["/videos/clear/400k/seg1.ts"],
                     keys: [SidecarFinding(uri: "key.bin", origin: "/videos/clear/key", outcome: .matches)])])))),
+            TraceEntry(t: 4, .harness(.diskAtKill(
+                pid: 42, stored: ["/videos/clear/400k/seg0.ts"], partial: ["/videos/clear/400k/seg1.ts": 400],
+                unknown: ["index.sqlite": 8192]))),
         ]
         let encoder = JSONEncoder()
         let lines = try entries.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
@@ -25,5 +28,19 @@ import Testing
         // The package read reads as docs/report-schema.md shows it.
         #expect(lines[3].contains(#""packageRead":{"#) && lines[3].contains(#""cause":"downloaded""#))
         #expect(lines[3].contains(#""outcome":"matches""#) && lines[3].contains(#""missing":["#))
+    }
+
+    /// `diskAtKill` as docs/report-schema.md writes it down.
+    @Test func aDiskSnapshotHasTheDocumentedFields() throws {
+        let entry = TraceEntry(t: 4, .harness(.diskAtKill(
+            pid: 42, stored: ["/a"], partial: ["/b": 400], unknown: ["index.sqlite": 8192])))
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(entry)) as? [String: Any])
+        let event = (object["event"] as? [String: Any])?["harness"] as? [String: Any]
+        let disk = try #require((event?["_0"] as? [String: Any])?["diskAtKill"] as? [String: Any])
+        #expect(disk["pid"] as? Int == 42)
+        #expect(disk["stored"] as? [String] == ["/a"])
+        #expect(disk["partial"] as? [String: Int] == ["/b": 400])
+        #expect(disk["unknown"] as? [String: Int] == ["index.sqlite": 8192])
     }
 }

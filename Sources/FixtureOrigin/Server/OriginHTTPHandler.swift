@@ -183,6 +183,12 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         inFlight = InFlight(
             method: request.method.rawValue, uri: request.uri, range: request.headers.first(name: "Range"),
             status: Int(plan.status.code), startedAt: startedAt, faultRuleID: plan.faultRuleID)
+        services.responseStarted(
+            OriginRequestRecord(
+                connectionID: info.id, interface: info.interface, proxySource: info.proxy?.source?.description,
+                method: request.method.rawValue, path: request.uri, range: request.headers.first(name: "Range"),
+                status: Int(plan.status.code), bytesSent: 0, startedAtNanoseconds: startedAt,
+                timeToFirstByteNanoseconds: nil, durationNanoseconds: 0, faultRuleID: plan.faultRuleID, completed: false))
         guard let delay = plan.delay else { return send(plan, context: context) }
         scheduled = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(clamping: delay.nanoseconds))) {
             self.scheduled = nil

@@ -92,6 +92,12 @@ public final class OriginServer: Sendable {
     /// Every request record so far, in the order responses ended. Any thread.
     public var requestLog: [OriginRequestRecord] { services.requestLog }
 
+    /// The responses begun (head received, answer planned) and not yet ended, each as
+    /// the record it will be logged as, with `bytesSent` 0, no durations and
+    /// `completed` false. Any thread. Read it before `requestLog` to miss no response
+    /// begun before the call: one leaves this list only after it is in the log.
+    public var responsesInProgress: [OriginRequestRecord] { services.responsesInProgress }
+
     private static func configurePipeline(
         _ pipeline: ChannelPipeline.SynchronousOperations, services: OriginServices
     ) throws {

@@ -26,6 +26,8 @@ final class OriginServices: Sendable {
     private let sink: (@Sendable (OriginRequestRecord) -> Void)?
     private let faults: Mutex<FaultRuleSet>
     private let log = Mutex<[OriginRequestRecord]>([])
+    /// Responses begun and not yet logged, by connection (one at a time on each).
+    private let inProgress = Mutex<[UInt64: OriginRequestRecord]>([:])
     private let connections = Mutex<UInt64>(0)
     private let cache: Mutex<SegmentCache>
     private let generators: NIOThreadPool
@@ -123,14 +125,26 @@ final class OriginServices: Sendable {
         }
     }
 
-    /// Appends to the log, then tells the sink (outside the lock).
+    /// Appends to the log, then tells the sink (outside the lock). The connection's
+    /// response leaves `responsesInProgress` only once it is in the log, so a reader
+    /// of `responsesInProgress` then `requestLog` misses no response begun before.
     func record(_ record: OriginRequestRecord) {
         log.withLock { $0.append(record) }
+        _ = inProgress.withLock { $0.removeValue(forKey: record.connectionID) }
         sink?(record)
     }
 
     var requestLog: [OriginRequestRecord] {
         log.withLock { $0 }
+    }
+
+    /// A response began on `record.connectionID`: listed until `record(_:)` logs it.
+    func responseStarted(_ record: OriginRequestRecord) {
+        inProgress.withLock { $0[record.connectionID] = record }
+    }
+
+    var responsesInProgress: [OriginRequestRecord] {
+        inProgress.withLock { $0.values.sorted { $0.connectionID < $1.connectionID } }
     }
 
     /// A license server whose keys are the catalog's: asset id → its key id → its content key.

@@ -30,6 +30,8 @@ final class PackageWatch: Sendable {
         var named: [String: String] = [:]
         /// Reads under way.
         var reading = 0
+        /// The last master playlist the app named for each download.
+        var masters: [String: String] = [:]
     }
 
     /// A watch recording into `collector`, matching packages with `origin`.
@@ -120,10 +122,18 @@ final class PackageWatch: Sendable {
         for download in unnamed { recordUnnamed(download, "the app ended without naming its package") }
     }
 
+    /// The last master playlist the app named for `download` (nil when it named none).
+    func lastPackage(of download: String) -> String? {
+        state.withLock { $0.masters[download] }
+    }
+
     /// Reads the package at `master` and records the findings, stamped when the read began.
     func read(_ download: String, master: String, cause: PackageReadCause, counted: Bool) {
         let t = collector.now
-        let video = state.withLock { $0.videos[download] }
+        let video = state.withLock { state in
+            state.masters[download] = master
+            return state.videos[download]
+        }
         let contents = PackageReader.read(master: master)
         let matcher = PackageMatcher(
             renditions: video.map(origin.renditions(ofVideo:)) ?? [], originHash: origin.sha256(of:range:))

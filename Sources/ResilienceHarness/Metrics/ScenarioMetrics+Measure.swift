@@ -17,9 +17,9 @@ extension ScenarioMetrics {
     /// - `wastedBytes`: origin bytes sent for media-segment or stored paths, minus the
     ///   content bytes stored (never below 0); nil when no such request was logged.
     /// - `suspendLatencySeconds` / `resumeLatencySeconds`: the worst `OutageResponse` latency.
-    /// - `bytesRefetchedAfterCrash`: origin bytes of `refetchCheck` refetches after kills
-    ///   followed by a launch that keeps downloads (crash, memory pressure, clean); nil
-    ///   when there was no such kill.
+    /// - `bytesRefetchedAfterCrash`: origin bytes of `refetchCheck` refetches (paths the
+    ///   harness found stored whole on disk at the kill) after kills followed by a launch
+    ///   that keeps downloads (crash, memory pressure, clean); nil when there was no such kill.
     /// - `requestsDuringOutages`: origin requests for a download's video that started
     ///   during one of its outages while it was unfinished; nil when it had none.
     /// - `agentPeakRSSBytes`: from notes, see `peakRSSNotePrefix`.

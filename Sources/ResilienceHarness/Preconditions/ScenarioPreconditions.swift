@@ -45,12 +45,13 @@ public enum ScenarioPreconditions {
     /// (or was killed for memory) happened while the origin was sending it bytes.
     public static func killsWithBytesInFlight(_ count: Int) -> Precondition {
         Precondition("\(count) kills while bytes were in flight, relaunched after a crash") { trace, _ in
-            let counted = trace.restarts.filter { restart in
+            // The same evidence `crash-recovery` counts its kills by (`mediaBytesInFlight`).
+            let counted = trace.restarts.enumerated().filter { index, restart in
                 guard let launch = restart.launch, !launch.after.failsDownloadsInFlight else { return false }
-                return !trace.transfersInFlight(at: restart.kill.t).isEmpty
-            }
-            let detail = "\(Wording.count(counted.count, "kill")) of \(trace.restarts.count) came while the conditioner "
-                + "was delivering response bytes to the app and was followed by a relaunch after a crash: "
+                return !trace.mediaBytesInFlight(at: restart.kill.t, disk: trace.diskSnapshot(restart: index)).isEmpty
+            }.map(\.element)
+            let detail = "\(Wording.count(counted.count, "kill")) of \(trace.restarts.count) came while bytes of a media "
+                + "response were on their way to the app and were followed by a relaunch after a crash: "
                 + counted.map { Wording.time($0.kill.t) }.joined(separator: ", ")
             return counted.count >= count ? .met(detail) : .unmet(detail + " (\(count) needed)")
         }

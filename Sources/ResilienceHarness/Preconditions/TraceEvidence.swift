@@ -22,12 +22,16 @@ extension ScenarioTrace {
         var seen = Set<ConnectionID>()
         return flowing.compactMap { bytes in
             guard seen.insert(bytes.connection).inserted else { return nil }
-            let peer = connectionAttempts.last { $0.connection == bytes.connection }?.peer
-            let request = peer.flatMap { peer in
-                originRequests.last { $0.record.proxySource == peer && $0.start <= t }
-            }
+            let request = request(carriedBy: bytes.connection, at: t)
             return InFlightTransfer(connection: bytes.connection, interface: bytes.interface, request: request)
         }
+    }
+
+    /// The origin request connection `connection` carried at `t`: its latest request
+    /// begun by then, matched by the client address the PROXY header names.
+    public func request(carriedBy connection: ConnectionID, at t: UInt64) -> TracedOriginRequest? {
+        guard let peer = connectionAttempts.last(where: { $0.connection == connection })?.peer else { return nil }
+        return originRequests.last { $0.record.proxySource == peer && $0.start <= t }
     }
 
     /// Every time an interface went down at the conditioner, with the mode (the

@@ -152,38 +152,34 @@ extension CellularPolicyRule {
             + "which interface carried them")
     }
 
-    /// Bytes the conditioner forwarded over cellular while no download allowed it was live.
+    /// Bytes the conditioner forwarded over cellular for no download allowed cellular:
+    /// each report's connection is matched to the origin request it carried then (by the
+    /// client address its PROXY header names), and that request must be for the video of
+    /// a download allowed cellular. A report no request can be matched to counts when no
+    /// download allowed cellular was requested before it.
     mutating func judgeLinkCount() {
         let cellular = trace.linkBytes.filter { $0.interface == .cellular && $0.bytes > 0 }
         guard !cellular.isEmpty else { return }
         findings.checkedOne()
         let allowed = trace.downloads.filter(\.allowsCellular)
-        let unexplained = cellular.filter { bytes in
-            !allowed.contains { download in
-                bytes.t >= download.requestedAt && (end(of: download).map { bytes.t <= $0.plus(grace) } ?? true)
+        let allowedVideos = Set(allowed.map(\.video))
+        var unexplained: [(bytes: TracedLinkBytes, why: String)] = []
+        for bytes in cellular {
+            if let request = trace.request(carriedBy: bytes.connection, at: bytes.t) {
+                guard let video = request.video, !allowedVideos.contains(video) else { continue }
+                unexplained.append((bytes, "\(request.record.method) \(request.path)"))
+            } else if !allowed.contains(where: { $0.requestedAt <= bytes.t }) {
+                unexplained.append((bytes, "a connection no request can be matched to"))
             }
         }
         let total = cellular.reduce(0) { $0.plus($1.bytes) }
         guard let first = unexplained.first else {
-            findings.support(cellular[0].t, "the conditioner forwarded \(total) bytes over cellular, all while a "
-                + "download allowed cellular was live")
+            findings.support(cellular[0].t, "the conditioner forwarded \(total) bytes over cellular, all for downloads "
+                + "allowed cellular")
             return
         }
-        let bytes = unexplained.reduce(0) { $0.plus($1.bytes) }
-        findings.violation(first.t, "the conditioner forwarded \(bytes) bytes over cellular while no download allowed "
-            + "cellular was live (first at \(Wording.time(first.t)))")
-    }
-
-    /// Time for bytes already on the link when a download ended to drain.
-    private var grace: UInt64 { context.pauseGrace.nanoseconds }
-
-    /// When the app said `download` ended (downloaded, failed, gone) or the harness removed it.
-    private func end(of download: TracedDownload) -> UInt64? {
-        let terminal: Set<AppState> = [.downloaded, .failed, .canceling, .notDownloaded]
-        let claimed = download.changes.first { $0.t >= download.requestedAt && terminal.contains($0.to) }?.t
-        let removed = trace.userActions.first {
-            $0.download == download.token && ["cancel", "delete"].contains($0.action) && $0.error == nil
-        }?.t
-        return [claimed, removed].compactMap { $0 }.min()
+        let bytes = unexplained.reduce(0) { $0.plus($1.bytes.bytes) }
+        findings.violation(first.bytes.t, "the conditioner forwarded \(bytes) bytes over cellular for no download allowed "
+            + "cellular, the first at \(Wording.time(first.bytes.t)) for \(first.why)")
     }
 }

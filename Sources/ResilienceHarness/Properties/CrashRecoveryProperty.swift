@@ -2,49 +2,62 @@ import BenchCore
 import AppProtocol
 
 extension Property {
-    /// `crash-recovery` (DESIGN.md §5, property 3).
+    /// `crash-recovery` (DESIGN.md §5, property 3), judged on what the harness saw: its
+    /// own disk snapshot at each kill (`.harness(.diskAtKill)`: files identified by
+    /// content as stored or partial copies of origin paths) and the origin's log.
     ///
     /// For each `.harness(.killed)` and the `.harness(.launched)` that followed it:
-    /// - after a launch after `crash`, `memoryPressure` or `clean`: every download that
-    ///   was `requested`, `downloading`, `suspended` or `downloaded` at the kill ends
-    ///   `downloaded` (unless the user canceled or deleted it later); and no origin
-    ///   request that starts after the kill (and before the next kill) is for a path
-    ///   stored (`.agent(.segmentStored)`) before the kill. Paths stored by several
-    ///   segments (byte-range media) are not judged: the trace does not say which
-    ///   range a stored segment was. And every segment the agent found partly stored
-    ///   at that launch (`.agent(.partialSegmentsFound)`, bytes > 0) is resumed: the
-    ///   first request for it after the kill asks for `Range: bytes=<bytes>-` (the rest
-    ///   of its own range for a byte-range segment), not for byte 0 again (one not
-    ///   requested again before the next kill is only listed).
+    /// - after a launch after `crash`, `memoryPressure` or `clean` (the kill must have a
+    ///   disk snapshot): (a) no path stored whole on disk at the kill is fetched again
+    ///   (a request with body bytes for it after the kill and before the next one);
+    ///   (b) each path partly on disk (N bytes) is resumed: its first request after the
+    ///   kill asks `Range: bytes=N-` (from fewer bytes, from byte 0 or without Range it
+    ///   fetches bytes again; from more it leaves a gap; one not requested again before
+    ///   the next kill is only listed); (c) every download that was `requested`,
+    ///   `downloading`, `suspended` or `downloaded` at the kill ends `downloaded` unless
+    ///   the user canceled or deleted it later (byte-identity is `integrity`'s).
     /// - after a launch after `userForceQuit` or `rebootWhileSuspended`: every download
     ///   in flight at the kill (`downloading` or `suspended`) is, as its first change
-    ///   after the launch, `→ failed` within `forceQuitBound`.
-    /// - with `context.minimumCrashRestarts` > 0, the trace has at least that many kills
-    ///   followed by a launch after `crash` or `memoryPressure` (a scenario that exists
-    ///   to crash several times sets it, so that a run that killed fewer cannot pass).
-    /// Byte-identity with the origin is `integrity`'s to judge.
+    ///   after the launch, `→ failed` within `forceQuitBound` (`GuideRules`).
+    /// - at every kill with a snapshot, the app's claims are checked against the disk:
+    ///   each segment it reported stored (`segmentStored`, before the kill, of a
+    ///   download still kept) must be stored whole on disk, and each segment it reports
+    ///   partly stored at the next launch (`partialSegmentsFound`) must be partly on
+    ///   disk with the same size.
+    /// - a kill followed by a launch after `crash` or `memoryPressure` counts toward
+    ///   `context.minimumCrashRestarts` only when bytes were in flight: a media
+    ///   response was on its way to the app at the kill (`mediaBytesInFlight(at:disk:)`:
+    ///   the origin still sending it, the conditioner not having delivered all of it, or
+    ///   the disk holding less of it than it carried on a connection still open).
+    ///   Fewer counting kills than the minimum fail the property.
     public static let crashRecovery = Property(
         id: "crash-recovery",
-        description: "After a kill and relaunch, downloads complete without fetching stored segments again and resume "
-            + "partial ones by Range, or fail at once after a force-quit or reboot."
+        description: "After a kill and relaunch, downloads complete without fetching again what the disk held whole, "
+            + "resume what it held in part by Range, or fail at once after a force-quit or reboot."
     ) { trace, context in
         var rule = CrashRecoveryRule(trace: trace, context: context)
         return rule.judge()
     }
 }
 
-/// The walk behind `crash-recovery`; the Range rule is in `CrashRecoveryProperty+Range.swift`.
+/// The walk behind `crash-recovery`; the disk rules (refetch, Range, claims) are in
+/// `CrashRecoveryProperty+Range.swift`.
 struct CrashRecoveryRule {
     let trace: ScenarioTrace
     let context: PropertyContext
     var findings = PropertyFindings("crash-recovery")
     var judgedCompletion: Set<String> = []
+    /// Claims already found false (each reported once).
+    var falseClaims: Set<String> = []
     var refetchedBytes = 0
-    /// Relaunches after a crash or memory pressure, and after a force-quit or reboot.
-    var crashRestarts = 0
-    var lostRestarts = 0
-    /// Partial segments resumed with the right Range.
+    var storedAtKills = 0
+    /// Partial copies resumed with the right Range.
     var rangeResumes = 0
+    /// Kills followed by a launch after a crash or memory pressure, with bytes in
+    /// flight (`counted`) and without (`notCounted`, their times).
+    var counted = 0
+    var notCounted: [UInt64] = []
+    var lostRestarts = 0
 
     mutating func judge() -> Verdict {
         for (index, restart) in trace.restarts.enumerated() {
@@ -53,36 +66,75 @@ struct CrashRecoveryRule {
                 continue
             }
             findings.checkedOne()
+            if let snapshot = trace.diskSnapshot(restart: index) {
+                judgeClaims(restart: index, restart.kill, snapshot)
+            }
             if launch.after.failsDownloadsInFlight {
                 lostRestarts += 1
-                judgeLost(restart.kill, launch)
+                judgeLost(restart: index, restart.kill, launch)
             } else {
-                if launch.after != .clean { crashRestarts += 1 }
+                if launch.after != .clean { judgeInFlight(restart: index, restart.kill) }
                 judgeResumed(restart: index, restart.kill, launch)
             }
         }
         let relaunches = findings.checked
         judgeCount()
         let restarts = Wording.count(relaunches, "kill and relaunch", plural: "kills and relaunches")
-            + " (\(crashRestarts) after a crash or memory pressure, \(lostRestarts) after a force-quit or reboot)"
+            + " (\(counted) after a crash or memory pressure with bytes in flight"
+            + (notCounted.isEmpty ? "" : ", \(notCounted.count) with nothing in flight")
+            + ", \(lostRestarts) after a force-quit or reboot)"
         return findings.verdict(
-            passed: "Recovery held over \(restarts): \(refetchedBytes) bytes of stored segments fetched again, "
-                + "\(Wording.count(rangeResumes, "partial segment")) resumed by Range.",
+            passed: "Recovery held over \(restarts): \(Wording.count(storedAtKills, "path")) stored whole on disk at "
+                + "the kills, \(refetchedBytes) bytes of them fetched again, "
+                + "\(Wording.count(rangeResumes, "partial copy", plural: "partial copies")) resumed by Range.",
             failed: "\(Wording.count(findings.violations.count, "violation")) over \(restarts); first: "
                 + "\(Wording.first(findings)).",
             notApplicable: "The agent was never killed and launched again.")
     }
 
-    /// `minimumCrashRestarts`: a scenario that must crash several times did.
+    /// Whether a kill before a launch after a crash or memory pressure counts: bytes
+    /// of a media response were on their way to the app (`mediaBytesInFlight(at:disk:)`).
+    private mutating func judgeInFlight(restart index: Int, _ kill: TracedKill) {
+        let cut = trace.mediaBytesInFlight(at: kill.t, disk: trace.diskSnapshot(restart: index))
+        guard let first = cut.first else {
+            notCounted.append(kill.t)
+            findings.support(kill.t, "the kill at \(Wording.time(kill.t)) does not count: no media response was on its "
+                + "way to the app at it (nothing in flight)")
+            return
+        }
+        counted += 1
+        let request = first.request
+        let how = switch first.evidence {
+        case .originSending:
+            "the origin was sending \(request.record.method) \(request.path) at it (\(request.record.bytesSent) bytes "
+                + "from \(Wording.time(request.start)) to \(Wording.time(request.t)))"
+        case let .undelivered(connection, bytes):
+            "\(request.record.method) \(request.path) (from \(Wording.time(request.start))) was cut: the origin had "
+                + "sent \(bytes) body bytes more on the app's connection \(connection) than the conditioner ever "
+                + "delivered to the app"
+        case let .notOnDisk(connection, through, held):
+            "\(request.record.method) \(request.path) (from \(Wording.time(request.start)), on the app's connection "
+                + "\(connection), open at the kill) had carried its bytes up to \(through), but the disk held "
+                + "\(held) at the kill: \(through - held) bytes were on their way"
+        }
+        findings.support(kill.t, "the kill at \(Wording.time(kill.t)) counts: \(how)"
+            + (cut.count > 1 ? " (\(Wording.count(cut.count, "media response")) in flight)" : ""))
+    }
+
+    /// `minimumCrashRestarts`: a scenario that must crash several times did, with bytes in flight.
     private mutating func judgeCount() {
         let minimum = context.minimumCrashRestarts
         guard minimum > 0 else { return }
-        let made = "\(Wording.count(crashRestarts, "kill")) followed by a launch after a crash or memory pressure"
-        if crashRestarts < minimum {
+        let made = "\(Wording.count(counted, "kill")) with bytes in flight followed by a launch after a crash or "
+            + "memory pressure"
+        let without = notCounted.isEmpty ? "" : " (not counted: the kill"
+            + (notCounted.count == 1 ? "" : "s") + " at " + notCounted.map(Wording.time).joined(separator: ", ")
+            + ", with nothing in flight)"
+        if counted < minimum {
             findings.checkedOne()
-            findings.violation(trace.end, "only \(made); this scenario must make at least \(minimum)")
+            findings.violation(trace.end, "only \(made)\(without); this scenario must make at least \(minimum)")
         } else {
-            findings.support(trace.end, "\(made) (at least \(minimum) required)")
+            findings.support(trace.end, "\(made)\(without) (at least \(minimum) required)")
         }
     }
 
@@ -96,16 +148,18 @@ struct CrashRecoveryRule {
             guard let state = download.state(before: kill.t), concerned(state) else { continue }
             judgeCompletion(download, kill: kill, launch: launch)
         }
+        guard trace.diskSnapshot(restart: index) != nil else {
+            findings.violation(launch.t, "no disk snapshot was recorded at the kill at \(Wording.time(kill.t)): what "
+                + "the app kept, and so its refetches and resumes, cannot be judged")
+            return
+        }
         judgeRefetches(restart: index, kill, launch)
         judgeRangeResumes(restart: index, kill, launch)
     }
 
     private mutating func judgeCompletion(_ download: TracedDownload, kill: TracedKill, launch: TracedLaunch) {
         guard judgedCompletion.insert(download.token).inserted else { return }
-        let userEnded = trace.userActions.contains {
-            $0.download == download.token && $0.t > kill.t && ["cancel", "delete"].contains($0.action)
-        }
-        guard !userEnded else { return }
+        guard !userEnded(download.token, after: kill.t) else { return }
         if let completion = download.completion {
             findings.support(completion.t, "download \(download.token) \(completion.from) → downloaded after the "
                 + "kill at \(Wording.time(kill.t)) and the launch after \(launch.after)")
@@ -118,40 +172,31 @@ struct CrashRecoveryRule {
                 + "the kill at \(Wording.time(kill.t)) and the launch after \(launch.after)")
     }
 
-    private mutating func judgeRefetches(restart index: Int, _ kill: TracedKill, _ launch: TracedLaunch) {
-        guard let check = trace.refetchCheck(restart: index) else { return }
-        for path in check.sharedPaths {
-            findings.support(kill.t, "\(path) holds several stored segments (byte ranges); its refetches are not judged")
-        }
-        for refetch in check.refetches {
-            let record = refetch.request.record
-            refetchedBytes = refetchedBytes.plus(record.bytesSent)
-            findings.violation(refetch.request.start, "origin \(record.method) \(refetch.request.path)"
-                + "\(record.range.map { " (\($0))" } ?? "") sent \(record.bytesSent) bytes after the kill at "
-                + "\(Wording.time(kill.t)); download \(refetch.segment.download) had stored it at "
-                + "\(Wording.time(refetch.segment.t))")
-        }
-        if check.refetches.isEmpty {
-            findings.support(launch.t, "none of the \(Wording.count(check.stored.count, "segment path")) stored before "
-                + "the kill at \(Wording.time(kill.t)) was requested again "
-                + "(\(Wording.count(check.requestsAfter.count, "request")) after it)")
-        }
+    /// Whether the user canceled or deleted `token` after `t`.
+    func userEnded(_ token: String, after t: UInt64) -> Bool {
+        trace.userActions.contains { $0.download == token && $0.t > t && ["cancel", "delete"].contains($0.action) }
     }
 
     // MARK: After a force-quit or reboot: fail at once
 
-    private mutating func judgeLost(_ kill: TracedKill, _ launch: TracedLaunch) {
+    /// The app reports its state changes once it runs, which may be before the
+    /// harness has its answer to `hello` (the launch's `t`): the first change is looked
+    /// for from the moment the killed process was reaped (its disk snapshot; the kill
+    /// without one), when nothing the old process said can come any more.
+    private mutating func judgeLost(restart index: Int, _ kill: TracedKill, _ launch: TracedLaunch) {
         let bound = context.forceQuitBound.nanoseconds
+        let from = trace.diskSnapshot(restart: index)?.t ?? kill.t
         for download in trace.downloads {
             guard let state = download.state(before: kill.t), state == .downloading || state.suspensionCause != nil
             else { continue }
-            let first = download.firstChange(from: launch.t) { _ in true }
-            if let first, first.to == .failed, first.t - launch.t <= bound {
+            let first = download.firstChange(from: from) { _ in true }
+            let after = { (t: UInt64) in t > launch.t ? t - launch.t : 0 }
+            if let first, first.to == .failed, after(first.t) <= bound {
                 findings.support(first.t, "download \(download.token) \(first.from) → failed "
-                    + "\(Wording.seconds(first.t - launch.t)) after the launch after \(launch.after)")
+                    + "\(Wording.seconds(after(first.t))) after the launch after \(launch.after)")
                 continue
             }
-            let found = first.map { "\($0.from) → \($0.to) after \(Wording.seconds($0.t - launch.t))" } ?? "no state change"
+            let found = first.map { "\($0.from) → \($0.to) after \(Wording.seconds(after($0.t)))" } ?? "no state change"
             findings.violation(first?.t ?? launch.t, "download \(download.token) was \(state) at the kill; after the "
                 + "launch after \(launch.after) at \(Wording.time(launch.t)) it must fail within "
                 + "\(Wording.bound(context.forceQuitBound)), found \(found)")

@@ -3,19 +3,26 @@ import Foundation
 extension Property {
     /// `expired-rental-refuses-playback`.
     ///
-    /// The trace has no wall clock of its own, so an inspection counts as one of an
-    /// expired license when the agent says so (`unplayableReason == "license expired"`)
-    /// or, when `context.epochWallClock` is known, when its `licenseExpiration` plus
-    /// `context.expiryTolerance` is earlier than `epochWallClock + t` (the entry's
-    /// trace time on the wall clock). Such an inspection must say `playable == false`:
-    /// `playable == true` fails. Not applicable when no inspection saw an expired license.
+    /// Whether a download's license has expired is the license server's word, not the
+    /// app's: an inspection counts as one of an expired license when every license the
+    /// server issued for the download's asset (its `licenseKeyOf`) before the inspection
+    /// was a rental whose signed expiry plus `context.expiryTolerance` is earlier than
+    /// the inspection's time on the wall clock (`context.epochWallClock + t`). Such an
+    /// inspection must say `playable == false`: `playable == true` fails. The app's own
+    /// `licenseExpiration` is a claim: one that differs from the server's expiry by more
+    /// than the tolerance fails too. Not applicable when no inspection came after a
+    /// license expired (or the run's wall clock is unknown).
     public static let expiredRentalRefusesPlayback = Property(
         id: "expired-rental-refuses-playback",
         description: "A download whose license has expired refuses offline playback."
     ) { trace, context in
         var findings = PropertyFindings("expired-rental-refuses-playback")
         for inspection in trace.inspections {
-            guard let expired = expiry(of: inspection, context) else { continue }
+            if let mismatch = claimedExpiryMismatch(inspection, trace, context) {
+                findings.checkedOne()
+                findings.violation(inspection.t, "inspection of download \(inspection.inspection.download): \(mismatch)")
+            }
+            guard let expired = expiry(of: inspection, trace, context) else { continue }
             findings.checkedOne()
             let name = "inspection of download \(inspection.inspection.download)"
             if inspection.inspection.playable {
@@ -29,18 +36,39 @@ extension Property {
             passed: "\(Wording.count(findings.checked, "inspection")) of expired licenses refused playback.",
             failed: "\(Wording.count(findings.violations.count, "inspection")) of expired licenses allowed playback; "
                 + "first: \(Wording.first(findings)).",
-            notApplicable: "No inspection saw an expired license.")
+            notApplicable: "No inspection came after a license the server issued had expired.")
     }
 
-    /// Why `inspection` is one of an expired license, or nil when it is not.
-    private static func expiry(of inspection: TracedInspection, _ context: PropertyContext) -> String? {
-        let found = inspection.inspection
-        if found.unplayableReason == "license expired" {
-            return "the agent reports the license expired"
-        }
-        guard let epoch = context.epochWallClock, let expiration = found.licenseExpiration else { return nil }
+    /// Why `inspection` is one of an expired license, from the license server, or nil
+    /// when it is not (a purchase, a rental still valid, or an unknown asset or clock).
+    private static func expiry(of inspection: TracedInspection, _ trace: ScenarioTrace, _ context: PropertyContext)
+        -> String?
+    {
+        guard let epoch = context.epochWallClock,
+            let asset = trace.download(inspection.inspection.download)?.licenseKey?.assetID
+        else { return nil }
+        let issued = trace.licenseServer.issued(forAsset: asset).filter { $0.t <= inspection.t }
+        guard !issued.isEmpty else { return nil }
+        let expiries = issued.compactMap(\.expiresAt)
+        guard expiries.count == issued.count, let latest = expiries.max() else { return nil }  // a purchase never expires
         let now = epoch.addingTimeInterval(Double(inspection.t) / 1e9)
+        let expiration = Date(timeIntervalSince1970: TimeInterval(latest))
         guard expiration.addingTimeInterval(context.expiryTolerance.seconds) < now else { return nil }
-        return "its license expired at \(expiration), before the inspection (about \(now))"
+        return "the license server signed its license to expire at \(expiration), before the inspection (about \(now))"
+    }
+
+    /// A `licenseExpiration` the app reports that the server's latest issued expiry
+    /// for the asset contradicts, in words; nil when they agree or cannot be compared.
+    static func claimedExpiryMismatch(_ inspection: TracedInspection, _ trace: ScenarioTrace, _ context: PropertyContext)
+        -> String?
+    {
+        guard let claimed = inspection.inspection.licenseExpiration,
+            let asset = trace.download(inspection.inspection.download)?.licenseKey?.assetID,
+            let issued = trace.licenseServer.issued(forAsset: asset).last(where: { $0.t <= inspection.t }),
+            let signed = issued.expiresAt
+        else { return nil }
+        let server = Date(timeIntervalSince1970: TimeInterval(signed))
+        guard abs(claimed.timeIntervalSince(server)) > context.expiryTolerance.seconds else { return nil }
+        return "the app says its license expires at \(claimed), the license server signed \(server)"
     }
 }

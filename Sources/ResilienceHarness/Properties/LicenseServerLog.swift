@@ -15,6 +15,8 @@ public struct TracedLicenseIssue: Sendable, Hashable {
     /// completed 200 on a license path whose span (start to end) holds `t`. Nil when the
     /// origin logged no such response: the license never reached the app.
     public var deliveredAt: UInt64?
+    /// A rental's expiry the server signed (Unix seconds); nil for a purchase.
+    public var expiresAt: Int64? = nil
 }
 
 /// A request the license server refused (`license_refused`), or that the origin's HTTP
@@ -77,9 +79,9 @@ public struct LicenseServerLog: Sendable {
                 let request = TracedLicenseRequest(t: t, endpoint: endpoint, assetID: assetID, appInBackground: background)
                 log.requests.append(request)
                 pending = request
-            case let .licenseIssued(assetID, keyID, _, _, _, _):
+            case let .licenseIssued(assetID, keyID, _, _, expiresAt, _):
                 log.issued.append(TracedLicenseIssue(
-                    t: t, requestedAt: pending?.t, assetID: assetID, keyID: keyID, deliveredAt: nil))
+                    t: t, requestedAt: pending?.t, assetID: assetID, keyID: keyID, deliveredAt: nil, expiresAt: expiresAt))
                 pending = nil
             case let .licenseRefused(endpoint, code):
                 log.refused.append(TracedLicenseRefusal(

@@ -1,44 +1,49 @@
-/// A segment the agent found partly stored at a relaunch, and the first origin request
-/// for it after the kill. Shared by `crash-recovery` and its tests.
+/// An origin path the harness found partly on the app's disk at a kill, and the first
+/// request for it after the relaunch. Shared by `crash-recovery` and its tests.
+///
+/// Every origin path of a scenario is one whole resource (the fixture origin serves no
+/// EXT-X-BYTERANGE playlists: see `DiskWitness`), so resuming it means asking from the
+/// byte the disk holds up to: `Range: bytes=<bytesOnDisk>-`.
 public struct RangeResume: Sendable, Hashable {
-    /// The partial segment as the agent reported it at its launch.
-    public var partial: TracedPartialSegment
-    /// The first request for it that started after the kill (and before the next one);
-    /// nil when there was none (the download was not resumed in that window).
+    /// The origin path.
+    public var path: String
+    /// The bytes of it the disk held at the kill.
+    public var bytesOnDisk: Int64
+    /// The first request for it after the kill (and before the next one); nil when
+    /// there was none (the download was not resumed in that window).
     public var request: TracedOriginRequest?
-    /// The `Range` that resumes it: `bytes=<bytes>-` for a whole resource, the rest of
-    /// its own range (`bytes=<a+bytes>-<b>`) for a byte-range segment.
-    public var expectedRange: String
-    /// Whether `request` asked for exactly the bytes after those kept (by its first
-    /// byte, and its last for a byte-range segment); false without a request.
-    public var resumed: Bool
+
+    /// `bytes=<bytesOnDisk>-`.
+    public var expectedRange: String { "bytes=\(bytesOnDisk)-" }
+
+    /// The first byte `request` asked for: 0 without a `Range`; nil without a request,
+    /// or for a `Range` that is not one `bytes=a-[b]`.
+    public var askedFrom: Int64? {
+        guard let request else { return nil }
+        guard let header = request.record.range else { return 0 }
+        return HTTPByteRange(header)?.first
+    }
+
+    /// Whether the request asked from exactly the first byte the disk did not hold.
+    public var resumed: Bool { askedFrom == bytesOnDisk }
+
+    /// The bytes on disk the request fetched again: `bytesOnDisk − askedFrom` when it
+    /// asked from fewer, else 0.
+    public var refetchedBytes: Int64 {
+        guard let from = askedFrom, from < bytesOnDisk else { return 0 }
+        return bytesOnDisk - from
+    }
 }
 
 extension ScenarioTrace {
-    /// The partial segments the agent reported at the launch after `restarts[index]`'s
-    /// kill, each with the first origin request for it that started after the kill and
-    /// before the next one (nil for a bad index).
-    ///
-    /// A byte-range segment's request is one for its path whose first byte falls in its
-    /// range; a whole resource's is any request for its path.
+    /// The paths partly on disk at `restarts[index]`'s kill (bytes > 0), each with the
+    /// first request for it the app made after the kill (`requests(afterRestart:)`),
+    /// in path order. Nil for a bad index or a kill without a disk snapshot.
     public func rangeResumes(restart index: Int) -> [RangeResume]? {
-        guard restarts.indices.contains(index) else { return nil }
-        let kill = restarts[index].kill.t
-        let nextKill = index + 1 < restarts.count ? restarts[index + 1].kill.t : UInt64.max
-        let after = originRequests.filter { $0.start > kill && $0.start < nextKill }.sorted { $0.start < $1.start }
-        return partialSegments.filter { $0.t >= kill && $0.t < nextKill && $0.bytes > 0 }.map { partial in
-            let own = partial.byteRange.flatMap(HTTPByteRange.init)
-            let request = after.first { request in
-                guard request.path == partial.path else { return false }
-                guard let own else { return true }
-                guard let first = request.record.range.flatMap(HTTPByteRange.init)?.first else { return false }
-                return first >= own.first && first <= (own.last ?? .max)
-            }
-            let expected = HTTPByteRange(
-                first: (own?.first ?? 0) + partial.bytes, last: own?.last)
-            let asked = request?.record.range.flatMap(HTTPByteRange.init)
-            return RangeResume(
-                partial: partial, request: request, expectedRange: expected.header, resumed: asked == expected)
+        guard let snapshot = diskSnapshot(restart: index) else { return nil }
+        let after = requests(afterRestart: index)
+        return snapshot.partial.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { path, bytes in
+            RangeResume(path: path, bytesOnDisk: bytes, request: after.first { $0.path == path })
         }
     }
 }

@@ -1,43 +1,41 @@
-/// A segment stored before a kill and requested from the origin again after it.
-/// Shared by `crash-recovery` and the `bytesRefetchedAfterCrash` metric.
+/// An origin path the harness found stored whole on the app's disk at a kill, and a
+/// request for it after the relaunch. Shared by `crash-recovery` and the
+/// `bytesRefetchedAfterCrash` metric.
 public struct Refetch: Sendable, Hashable {
     /// The request that fetched it again.
     public var request: TracedOriginRequest
-    /// The segment as stored before the kill.
-    public var segment: TracedSegment
+    /// The origin path, as the disk snapshot named it.
+    public var path: String
 }
 
-/// What the segments stored before one kill became after it.
+/// What the paths stored whole on disk at one kill became after the relaunch.
 public struct RefetchCheck: Sendable, Hashable {
-    /// Paths stored before the kill, each with its (first) stored segment.
-    public var stored: [String: TracedSegment]
-    /// Paths stored by several segments (byte-range media): not judged, since the trace
-    /// does not say which range each stored segment was.
-    public var sharedPaths: [String]
-    /// Requests that started after the kill (and before the next one).
+    /// The disk snapshot of the kill.
+    public var snapshot: TracedDiskSnapshot
+    /// Paths the disk held the whole of (and no partial copy of: a resumed partial copy
+    /// of the same path is judged by the Range rule instead).
+    public var stored: Set<String>
+    /// Requests the app made after the kill (and before the next one).
     public var requestsAfter: [TracedOriginRequest]
-    /// Those of them that fetched a stored path again.
+    /// Those of them, with body bytes, for a path in `stored`.
     public var refetches: [Refetch]
+    /// Those of them for a path in `stored` that carried no body (e.g. 416): asked, but
+    /// nothing fetched again.
+    public var emptyRequests: [Refetch]
 }
 
 extension ScenarioTrace {
-    /// Compares the segments stored before `restarts[index]`'s kill with the origin
-    /// requests that started after it and before the next kill (nil for a bad index).
+    /// Compares the paths stored whole on disk at `restarts[index]`'s kill with the
+    /// requests the app made after it (`requests(afterRestart:)`). Nil for a bad index
+    /// or a kill without a disk snapshot.
     public func refetchCheck(restart index: Int) -> RefetchCheck? {
-        guard restarts.indices.contains(index) else { return nil }
-        let kill = restarts[index].kill.t
-        let nextKill = index + 1 < restarts.count ? restarts[index + 1].kill.t : nil
-        let byPath = Dictionary(grouping: segmentsStored.filter { $0.t < kill }, by: \.path)
-        let shared = byPath.filter { Set($0.value.map { "\($0.download)/\($0.stream)/\($0.index)" }).count > 1 }
-        let stored = byPath.compactMapValues(\.first)
-        let after = originRequests.filter { request in
-            request.start > kill && (nextKill.map { request.start < $0 } ?? true)
-        }
-        let refetches = after.compactMap { request -> Refetch? in
-            guard shared[request.path] == nil, let segment = stored[request.path] else { return nil }
-            return Refetch(request: request, segment: segment)
-        }
+        guard let snapshot = diskSnapshot(restart: index) else { return nil }
+        let stored = snapshot.stored.subtracting(snapshot.partial.keys)
+        let after = requests(afterRestart: index)
+        let asked = after.filter { stored.contains($0.path) }.map { Refetch(request: $0, path: $0.path) }
         return RefetchCheck(
-            stored: stored, sharedPaths: shared.keys.sorted(), requestsAfter: after, refetches: refetches)
+            snapshot: snapshot, stored: stored, requestsAfter: after,
+            refetches: asked.filter { $0.request.record.bytesSent > 0 },
+            emptyRequests: asked.filter { $0.request.record.bytesSent == 0 })
     }
 }

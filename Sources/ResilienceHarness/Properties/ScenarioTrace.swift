@@ -45,8 +45,11 @@ public struct ScenarioTrace: Sendable {
     public let inspections: [TracedInspection]
     /// See `progress`.
     public let segmentsStored: [TracedSegment]
-    /// Every segment the agent reported partly stored at a launch (`.agent(.partialSegmentsFound)`).
+    /// Every segment the agent reported partly stored at a launch (`.agent(.partialSegmentsFound)`):
+    /// claims, checked against `diskSnapshots`.
     public let partialSegments: [TracedPartialSegment]
+    /// Every `.harness(.diskAtKill)`: the app's disk as the harness read it after a kill.
+    public let diskSnapshots: [TracedDiskSnapshot]
     /// Every `.harness(.userAction)` (pause, resume, cancel, delete), refused ones included.
     public let userActions: [TracedUserAction]
     /// Every `.harness(.note)`.
@@ -58,6 +61,8 @@ public struct ScenarioTrace: Sendable {
     public let connectionAttempts: [TracedConnectionAttempt]
     /// Every `.harness(.packageRead)`: what the harness found in the app's packages.
     public let packageReads: [TracedPackageRead]
+    /// Every `.harness(.leftAfterRemoval)`: what was left of a cancelled or deleted download.
+    public let leftovers: [TracedLeftovers]
 
     /// Derives the facts of `entries` (any order).
     public init(_ entries: [TraceEntry]) {
@@ -88,11 +93,13 @@ public struct ScenarioTrace: Sendable {
         inspections = builder.inspections
         segmentsStored = builder.segmentsStored
         partialSegments = builder.partialSegments
+        diskSnapshots = builder.diskSnapshots
         userActions = builder.userActions
         notes = builder.notes
         linkBytes = builder.linkBytes
         connectionAttempts = builder.connectionAttempts
         packageReads = builder.packageReads
+        leftovers = builder.leftovers
     }
 
     /// The download with `token`, if the harness requested it.

@@ -23,6 +23,7 @@ struct ScenarioTraceBuilder {
     var inspections: [TracedInspection] = []
     var segmentsStored: [TracedSegment] = []
     var partialSegments: [TracedPartialSegment] = []
+    var diskSnapshots: [TracedDiskSnapshot] = []
     var userActions: [TracedUserAction] = []
     var notes: [TracedNote] = []
     var linkBytes: [TracedLinkBytes] = []
@@ -30,6 +31,7 @@ struct ScenarioTraceBuilder {
     /// An accepted connection's index in `connectionAttempts`, to attach its reset.
     private var attemptIndex: [ConnectionID: Int] = [:]
     var packageReads: [TracedPackageRead] = []
+    var leftovers: [TracedLeftovers] = []
 
     mutating func add(_ entry: TraceEntry) {
         switch entry.event {
@@ -132,6 +134,12 @@ struct ScenarioTraceBuilder {
             inspections.append(TracedInspection(t: t, inspection: inspection))
         case let .packageRead(download, master, cause, found):
             packageReads.append(TracedPackageRead(t: t, download: download, master: master, cause: cause, found: found))
+        case let .leftAfterRemoval(download, stored, partial, packageFiles):
+            leftovers.append(TracedLeftovers(
+                t: t, download: download, stored: stored, partial: partial, packageFiles: packageFiles))
+        case let .diskAtKill(pid, stored, partial, unknown):
+            diskSnapshots.append(TracedDiskSnapshot(
+                t: t, pid: pid, stored: Set(stored.map(OriginPath.normalized)), partial: partial, unknown: unknown))
         case .scenarioStarted, .helloAnswered, .scenarioFinished, .licenseServerBackground, .preparedForBackground,
             .allowsCellularSet, .agentExited, .clientLaunched, .clientExited:
             break

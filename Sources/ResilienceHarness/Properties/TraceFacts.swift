@@ -126,8 +126,9 @@ public struct TracedNote: Sendable, Hashable {
     public var text: String
 }
 
-/// A segment the agent found partly stored when it launched
-/// (`.agent(.partialSegmentsFound)`): the engine must resume it with Range.
+/// A segment the agent says it found partly stored when it launched
+/// (`.agent(.partialSegmentsFound)`): a claim, which `crash-recovery` checks against
+/// the harness's own disk snapshot of the kill before.
 public struct TracedPartialSegment: Sendable, Hashable {
     /// When the agent reported it (right after its launch).
     public var t: UInt64
@@ -186,4 +187,20 @@ public struct TracedPackageRead: Sendable, Hashable {
     public var master: String?
     public var cause: PackageReadCause
     public var found: PackageFindings
+}
+
+/// What the harness found left of a download after the user cancelled or deleted it
+/// (`.harness(.leftAfterRemoval)`), at the inspection that followed.
+public struct TracedLeftovers: Sendable, Hashable {
+    public var t: UInt64
+    public var download: String
+    /// Origin paths of its video some file of the app's storage holds whole.
+    public var stored: [String]
+    /// Origin paths of its video some file holds a part of, with the bytes held.
+    public var partial: [String: Int64]
+    /// Files still under its package directory.
+    public var packageFiles: [String]
+
+    /// Nothing of it is left.
+    public var isClean: Bool { stored.isEmpty && partial.isEmpty && packageFiles.isEmpty }
 }

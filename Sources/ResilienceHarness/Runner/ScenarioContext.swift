@@ -22,6 +22,12 @@ public actor ScenarioContext {
     private var generator: SeededGenerator
     /// The highest peak RSS of any agent process of the scenario.
     private(set) var peakRSSBytes = 0
+    /// The harness's look at the app's disk at each kill (`ScenarioContext+Disk.swift`).
+    let diskWitness = DiskWitness()
+    /// Downloads the user cancelled or deleted: an inspection of one also checks the disk.
+    var removed: Set<String> = []
+    /// The video of each download requested.
+    var videoOf: [String: String] = [:]
 
     /// The profile the scenario runs under.
     public let profile: Profile
@@ -61,14 +67,17 @@ public actor ScenarioContext {
         if !foreground { try await send(.setForeground(false)) }
     }
 
-    /// Kills the app with SIGKILL (a crash, or the user swiping it away: `reason`).
+    /// Kills the app with SIGKILL (a crash, or the user swiping it away: `reason`); once
+    /// it is reaped, records what its disk holds (`.harness(.diskAtKill)`).
     public func kill(reason: String) async {
         guard let process = agent else { return }
-        collector.harness(.killed(pid: process.pid, reason: reason))
+        let killedAt = collector.now
+        collector.harness(.killed(pid: process.pid, reason: reason), at: killedAt)
         await process.kill()
         packages.agentKilled()
         peakRSSBytes = max(peakRSSBytes, process.peakRSSBytes)
         agent = nil
+        await recordDisk(pid: process.pid, killedAt: killedAt)
     }
 
     /// Kills the app and launches it again told it ended as `termination`.
@@ -152,6 +161,7 @@ public actor ScenarioContext {
         _ video: String, allowsCellular: Bool? = nil, rentalSeconds: Int? = nil
     ) async throws -> String {
         guard let (document, url) = network.document(video) else { throw ScenarioError.script("no video \(video)") }
+        diskWitness.requested(video)
         let effective = allowsCellular ?? self.allowsCellular
         let protected = document.sources.contains { $0.keySystems?.contains { $0.licenseURL != nil } ?? false }
         let request = AppDownloadRequest(
@@ -161,6 +171,7 @@ public actor ScenarioContext {
                 throw ScenarioError.script("the agent answered a download request without a token")
             }
             packages.requested(token, video: video)
+            videoOf[token] = video
             collector.harness(.downloadRequested(
                 video: video, download: token, allowsCellular: effective, protected: protected, error: nil))
             recordLicenseKey(of: document, for: token)
@@ -186,6 +197,7 @@ public actor ScenarioContext {
         do {
             try await send(command)
             collector.harness(.userAction(action: action.rawValue, download: token, error: nil), at: t)
+            if action == .cancel || action == .delete { removed.insert(token) }
         } catch {
             collector.harness(.userAction(action: action.rawValue, download: token, error: "\(error)"), at: t)
             throw error
@@ -208,6 +220,7 @@ public actor ScenarioContext {
         }
         collector.harness(.inspected(inspection))
         packages.inspected(inspection)
+        if removed.contains(token) { await recordLeftovers(of: token) }
         return inspection
     }
 

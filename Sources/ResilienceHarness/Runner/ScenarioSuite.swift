@@ -80,7 +80,8 @@ public enum ScenarioSuite {
     }
 
     /// SIGKILL at three seeded points (after a random number of segments stored since
-    /// the launch), each during a download, relaunch told it crashed (once: killed for
+    /// the launch, once the origin has begun sending the next segment, so that bytes are
+    /// in flight), each during a download, relaunch told it crashed (once: killed for
     /// memory); then a force-quit relaunch, and a reboot while the app was suspended in
     /// the background.
     public static let crashRecovery = Scenario(
@@ -117,6 +118,7 @@ public enum ScenarioSuite {
                 }
                 point = "the downloads finished early; 2 segments into \(spare)"
             }
+            try await s.waitForMediaResponse()  // a kill counts only with bytes in flight
             await s.note("crash \(round) of 3: SIGKILL after \(point)")
             try await s.crashAndRelaunch(round == 2 ? .memoryPressure : .crash)
         }

@@ -32,6 +32,18 @@ public enum HarnessEvent: Sendable, Hashable, Codable {
     case allowsCellularSet(Bool)
     /// The harness killed the agent (SIGKILL) because of `reason`.
     case killed(pid: Int32, reason: String)
+    /// The app's storage directory as the harness read it right after killing `pid`
+    /// (reaped, not yet relaunched), each regular file identified by content alone:
+    /// `stored` origin paths a file holds the whole of (SHA-256 equal to what the
+    /// origin serves), `partial` origin path → the bytes a file holds of it (a strict
+    /// prefix of the one resource of that content the app was fetching), `unknown`
+    /// file path (relative) → size for anything else.
+    case diskAtKill(pid: Int32, stored: [String], partial: [String: Int64], unknown: [String: Int64])
+    /// At an inspection after the user cancelled or deleted `download`, what the harness
+    /// found left of it in the app's storage: `stored` and `partial` origin paths of its
+    /// video held by some file (by content, as at a kill), and `packageFiles`, files still
+    /// under the directory of the package the app had named for it (empty when it named none).
+    case leftAfterRemoval(download: String, stored: [String], partial: [String: Int64], packageFiles: [String])
     /// The agent was launched (again), told the previous process ended as `after`.
     case launched(pid: Int32, after: RelaunchKind)
     /// The app answered `hello`: its name and version, and the capabilities it declares.

@@ -60,6 +60,15 @@ struct TraceBuilder {
         add(seconds, .agent(.launched(pid: pid, after: termination)))
     }
 
+    /// The harness's look at the app's disk after killing `pid`: origin paths held
+    /// whole (`stored`), in part (`partial`: path → bytes), and other files (`unknown`).
+    mutating func disk(
+        at seconds: Double, pid: Int32 = 100, stored: [String] = [], partial: [String: Int64] = [:],
+        unknown: [String: Int64] = [:]
+    ) {
+        add(seconds, .harness(.diskAtKill(pid: pid, stored: stored, partial: partial, unknown: unknown)))
+    }
+
     mutating func userAction(_ action: String, _ token: String, at seconds: Double, error: String? = nil) {
         add(seconds, .harness(.userAction(action: action, download: token, error: error)))
     }
@@ -150,10 +159,10 @@ struct TraceBuilder {
     /// The origin logs a request that began `duration` seconds before `seconds` and ended then.
     mutating func origin(
         _ path: String, bytes: Int, interface: String? = "wifi", range: String? = nil, at seconds: Double,
-        duration: Double = 0
+        duration: Double = 0, status: Int = 200, source: String? = nil
     ) {
         let record = OriginRequestRecord(
-            connectionID: 1, interface: interface, proxySource: nil, method: "GET", path: path, range: range, status: 200,
+            connectionID: 1, interface: interface, proxySource: source, method: "GET", path: path, range: range, status: status,
             bytesSent: bytes, startedAtNanoseconds: 0, timeToFirstByteNanoseconds: nil,
             durationNanoseconds: ns(duration), faultRuleID: nil, completed: true)
         add(seconds, .origin(record))
@@ -174,11 +183,13 @@ struct TraceBuilder {
             range: nil, status: 200, bytesSent: bytes, startedAtNanoseconds: 0, timeToFirstByteNanoseconds: nil,
             durationNanoseconds: ns(0.001), faultRuleID: nil, completed: true)
         add(start + 0.002, .origin(record))
-        var t = start + 0.25
-        while t < end + 0.125 {
-            linkBytes(bytes / max(1, Int(((end - start) / 0.25).rounded())), through: interface, connection: connection,
-                      at: min(t, end))
-            t += 0.25
+        let reports = max(1, Int(((end - start) / 0.25).rounded()))
+        for report in 1...reports {
+            // `total` is cumulative, as the conditioner reports it: all of it delivered by `end`.
+            let total = bytes * report / reports
+            add(min(start + 0.25 * Double(report), end), .conditioner(.bytesForwarded(
+                connection: ConnectionID(rawValue: connection), interface: interface, direction: .downlink,
+                bytes: total - bytes * (report - 1) / reports, total: total)))
         }
     }
 
@@ -190,6 +201,26 @@ struct TraceBuilder {
         add(seconds, .conditioner(.bytesForwarded(
             connection: ConnectionID(rawValue: connection), interface: interface, direction: direction, bytes: bytes,
             total: bytes)))
+    }
+
+    /// The conditioner accepts the app's connection `id` from `peer` (the origin names
+    /// it by the same address: `origin(…, source: peer)`).
+    mutating func connectionAccepted(_ id: UInt64, peer: String, at seconds: Double) {
+        add(seconds, .conditioner(.connectionAccepted(connection: ConnectionID(id), interface: .wifi, peer: peer)))
+    }
+
+    /// The conditioner has delivered `total` bytes down connection `id` to the app.
+    mutating func delivered(_ id: UInt64, total: Int, at seconds: Double) {
+        add(seconds, .conditioner(.bytesForwarded(
+            connection: ConnectionID(id), interface: .wifi, direction: .downlink, bytes: 0, total: total)))
+    }
+
+    /// The conditioner closes connection `id` after delivering `delivered` bytes down it.
+    mutating func connectionClosed(_ id: UInt64, delivered: Int, at seconds: Double) {
+        var stats = ConnectionStats()
+        stats.bytesDownlink = delivered
+        add(seconds, .conditioner(.connectionClosed(
+            connection: ConnectionID(id), interface: .wifi, reason: "client read error", stats: stats)))
     }
 
     mutating func licenseRequest(at seconds: Double, serverFlag: Bool = false) {

@@ -1,0 +1,74 @@
+import FixtureOrigin
+import Foundation
+
+extension ScenarioContext {
+    /// Right after the app `pid` killed at `killedAt` was reaped, and before any
+    /// relaunch: walks its storage directory (the one the harness gave it in `hello`)
+    /// and records which origin resources its files hold, by content
+    /// (`.harness(.diskAtKill)`, what `crash-recovery` judges). The walk and the hashing
+    /// run on a task of their own: the actor stays free for the path relay meanwhile.
+    func recordDisk(pid: Int32, killedAt: UInt64) async {
+        let witness = diskWitness
+        let storage = launcher.storage
+        let origin = network.origin
+        let epoch = collector.epoch
+        let seen = await Task.detached {
+            witness.snapshot(storage: storage, origin: origin, killedAt: killedAt, epoch: epoch)
+        }.value
+        collector.harness(.diskAtKill(pid: pid, stored: seen.stored, partial: seen.partial, unknown: seen.unknown))
+    }
+}
+
+extension ScenarioContext {
+    /// Waits until the origin has begun, since the call, to answer a media-segment
+    /// request (a response in progress, or one logged with body bytes), so that a kill
+    /// right after it cuts bytes on their way to the app; `crash-recovery` counts only
+    /// such kills. Gives up after `timeout` with a note (the kill that follows then
+    /// shows as not counting). The origin's view, not the app's: nothing the app says.
+    public func waitForMediaResponse(timeout: Duration = .seconds(10)) async throws {
+        let origin = network.origin
+        let since = collector.epoch &+ collector.now
+        let deadline = ContinuousClock.now + timeout
+        func begun(_ record: OriginRequestRecord, inProgress: Bool) -> Bool {
+            record.startedAtNanoseconds >= since && OriginPath.isMediaSegment(record.path)
+                && (inProgress || record.bytesSent > 0)
+        }
+        while ContinuousClock.now < deadline {
+            if origin.responsesInProgress.contains(where: { begun($0, inProgress: true) })
+                || origin.requestLog.reversed().contains(where: { begun($0, inProgress: false) })
+            {
+                collector.harness(.note("trigger met: a media response on its way to the app"))
+                return
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        collector.harness(.note("no media response began within \(timeout); the kill that follows may cut nothing"))
+    }
+}
+
+extension ScenarioContext {
+    /// After an inspection of a download the user cancelled or deleted: what is left of
+    /// it in the app's storage, by content (any stored or partial copy of a resource of
+    /// its video) and under the package directory the app had named for it
+    /// (`.harness(.leftAfterRemoval)`, what `cancel-delete-clean` judges).
+    func recordLeftovers(of download: String) async {
+        guard let video = videoOf[download] else { return }
+        let witness = diskWitness
+        let storage = launcher.storage
+        let origin = network.origin
+        let epoch = collector.epoch
+        let now = collector.now
+        let package = packages.lastPackage(of: download).map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
+        let (seen, files) = await Task.detached { () -> (DiskIdentification, [String]) in
+            let seen = witness.snapshot(storage: storage, origin: origin, killedAt: now, epoch: epoch)
+            let files = package.map { directory in
+                DiskFile.walk(directory).map(\.relativePath)
+            } ?? []
+            return (seen, files)
+        }.value
+        let prefix = "/videos/\(video)/"
+        collector.harness(.leftAfterRemoval(
+            download: download, stored: seen.stored.filter { $0.hasPrefix(prefix) },
+            partial: seen.partial.filter { $0.key.hasPrefix(prefix) }, packageFiles: files.sorted()))
+    }
+}
