@@ -71,12 +71,11 @@ public enum PerfWrk {
             try? FileManager.default.removeItem(atPath: outputPath)
         }
         try script(paths: paths, expectedLength: expectedLength, check: check).write(toFile: scriptPath, atomically: true, encoding: .utf8)
-        let childrenBefore = PerfRusage.cpuSeconds(children: true)
         let child: ChildProcess
         do {
             child = try ChildProcess.spawn(
                 executable, load.arguments + ["-s", scriptPath, "http://127.0.0.1:\(port)\(first)"],
-                stdout: outputPath, stderr: outputPath)
+                stdout: .file(outputPath), stderr: .stdout)
         } catch {
             throw PerfError("\(error)")
         }
@@ -89,7 +88,7 @@ public enum PerfWrk {
         do { result = try JSONDecoder().decode(PerfWrkResult.self, from: Data(line.dropFirst(marker.count).utf8)) } catch {
             throw PerfError("cannot parse wrk's result line \(line): \(error)")
         }
-        result.cpuSeconds = PerfRusage.cpuSeconds(children: true) - childrenBefore
+        result.cpuSeconds = child.usage.map { $0.userSeconds + $0.systemSeconds } ?? 0
         return result
     }
 

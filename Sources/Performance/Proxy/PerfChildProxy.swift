@@ -1,3 +1,4 @@
+import BenchCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -9,12 +10,12 @@ import Glibc
 /// Its stdout goes to a log file (stdio buffers it fully, so the `wifi HOST:PORT` line is not
 /// usable while it runs): the wifi port is picked here and readiness is seen in /proc/net/tcp.
 final class PerfChildProxy {
-    let pid: pid_t
+    let child: ChildProcess
+    var pid: pid_t { child.pid }
     let wifiHost: String
     let wifiPort: UInt16
     let logPath: String
     let profilePath: String
-    private var reaped = false
 
     /// Writes `profileYAML` to a temp file and starts `<bench> proxy` on it (`benchExecutable`,
     /// or this process's executable when nil); waits until it listens.
@@ -28,11 +29,11 @@ final class PerfChildProxy {
         do {
             wifiPort = try PerfSocket.freePort(host: wifiHost)
             let executable = try benchExecutable ?? PerfProcess.currentExecutable()
-            let arguments = [executable, "proxy", "--profile", profilePath,
-                             "--upstream", "127.0.0.1:\(upstreamPort)",
-                             "--wifi", "\(wifiHost):\(wifiPort)", "--cellular", "127.0.0.3:0",
-                             "--duration", "forever"]
-            pid = try PerfProcess.spawn(arguments, output: logPath)
+            let arguments = ["proxy", "--profile", profilePath, "--upstream", "127.0.0.1:\(upstreamPort)",
+                             "--wifi", "\(wifiHost):\(wifiPort)", "--cellular", "127.0.0.3:0", "--duration", "forever"]
+            do { child = try ChildProcess.spawn(executable, arguments, stdout: .file(logPath), stderr: .stdout) } catch {
+                throw PerfError("\(error)")
+            }
         } catch {
             try? FileManager.default.removeItem(atPath: profilePath)
             try? FileManager.default.removeItem(atPath: logPath)
@@ -73,32 +74,18 @@ final class PerfChildProxy {
         }
     }
 
-    var isAlive: Bool {
-        guard !reaped else { return false }
-        var status: Int32 = 0
-        let rc = waitpid(pid, &status, WNOHANG)
-        if rc == pid { reaped = true }
-        return rc == 0
-    }
+    var isAlive: Bool { child.isRunning }
 
     /// SIGTERM (the child stops its conditioner and prints counters), SIGKILL after 5 s; reaps it,
     /// deletes the temp files and returns what it printed. Idempotent.
     @discardableResult
     func terminate() -> String {
-        if !reaped {
-            kill(pid, SIGTERM)
-            var status: Int32 = 0
+        if child.isRunning {
+            child.send(SIGTERM)
             let deadline = PerfClock.now() + 5_000_000_000
-            while PerfClock.now() < deadline {
-                let rc = waitpid(pid, &status, WNOHANG)
-                if rc == pid || rc < 0 { reaped = true; break }
-                PerfClock.sleep(seconds: 0.02)
-            }
-            if !reaped {
-                kill(pid, SIGKILL)
-                _ = waitpid(pid, &status, 0)
-                reaped = true
-            }
+            while child.isRunning, PerfClock.now() < deadline { PerfClock.sleep(seconds: 0.02) }
+            child.send(SIGKILL)
+            child.waitForExit()
         }
         let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
         try? FileManager.default.removeItem(atPath: profilePath)

@@ -3,8 +3,8 @@ import Foundation
 import Glibc
 #endif
 
-/// Child processes of the benchmarks: the executable they re-run (`bench proxy`,
-/// `bench download`), and posix_spawn with the output in a file.
+/// The executable the benchmarks re-run as children (`bench proxy`, `bench download`);
+/// they start them with BenchCore's `ChildProcess`.
 enum PerfProcess {
     /// This process's executable (/proc/self/exe, else Bundle.main, else argv[0]): the
     /// `bench` the benchmarks run children of when their configuration names none.
@@ -18,24 +18,6 @@ enum PerfProcess {
             throw PerfError("cannot find this executable (/proc/self/exe, Bundle.main and argv[0] failed)")
         }
         return argument
-    }
-
-    /// posix_spawn of `arguments` (the first is the executable's path) with stdout and stderr
-    /// to `output`, stdin from /dev/null. The caller reaps the child.
-    static func spawn(_ arguments: [String], output: String) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
-        argv.append(nil)
-        defer { for pointer in argv { free(pointer) } }
-        var pid = pid_t()
-        let rc = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
-        guard rc == 0 else { throw PerfError.system("posix_spawn \(arguments[0])", rc) }
-        return pid
     }
 }
 
