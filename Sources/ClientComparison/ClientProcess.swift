@@ -115,3 +115,21 @@ public enum ClientProcessError: Error, Sendable, Hashable, CustomStringConvertib
         }
     }
 }
+
+extension ClientRegistry {
+    /// On SIGINT or SIGTERM: kills every client still running (each is in a process group
+    /// of its own, so a terminal's Ctrl-C does not reach it), then calls `then` (which
+    /// ends the process). `bench compare` keeps the returned sources until it is done.
+    public func killEveryGroupOnInterrupt(then: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                self.killEveryGroup()
+                then()
+            }
+            source.resume()
+            return source
+        }
+    }
+}
