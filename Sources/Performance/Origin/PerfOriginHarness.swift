@@ -70,10 +70,10 @@ enum PerfOriginHarness {
             warmLoad.seconds = warmupSeconds
             let warm = try await PerfWrk.run(executable: wrk, port: server.port, paths: load.paths,
                                              expectedLength: length, check: true, load: warmLoad)
-            let cpuBefore = PerfRusage.cpuSeconds(children: false), machineBefore = PerfRusage.machineBusySeconds()
+            let cpuBefore = PerfRusage.cpuSeconds(), machineBefore = PerfRusage.machineBusySeconds()
             let run = try await PerfWrk.run(executable: wrk, port: server.port, paths: load.paths,
                                             expectedLength: length, check: false, load: wrkLoad)
-            let originCPU = PerfRusage.cpuSeconds(children: false) - cpuBefore
+            let originCPU = PerfRusage.cpuSeconds() - cpuBefore
             let otherCPU = max(0, PerfRusage.machineBusySeconds() - machineBefore - originCPU - run.cpuSeconds)
             section.figures = figures(load, warm: warm, run: run, length: length, originCPU: originCPU,
                                       connections: wrkLoad.connections, notes: &section.notes)

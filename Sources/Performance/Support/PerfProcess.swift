@@ -21,7 +21,7 @@ enum PerfProcess {
     }
 }
 
-/// CPU time from `getrusage` (this process or its reaped children) and `/proc/stat` (the machine).
+/// CPU time from `getrusage` (this process) and `/proc/stat` (the machine).
 enum PerfRusage {
     /// CPU seconds all CPUs spent not idle since boot (user, nice, system, irq, softirq, steal).
     static func machineBusySeconds() -> Double {
@@ -32,11 +32,10 @@ enum PerfRusage {
         return (ticks.prefix(8).reduce(0, +) - ticks[3] - ticks[4]) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    /// User + system CPU seconds of this process, or of every child reaped so far.
-    static func cpuSeconds(children: Bool) -> Double {
+    /// User + system CPU seconds of this process (a child's are its `ChildProcess.usage`).
+    static func cpuSeconds() -> Double {
         var usage = rusage()
-        let who = children ? RUSAGE_CHILDREN : RUSAGE_SELF
-        guard getrusage(__rusage_who_t(who.rawValue), &usage) == 0 else { return 0 }
+        guard getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage) == 0 else { return 0 }
         return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
             + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
