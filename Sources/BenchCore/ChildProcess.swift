@@ -62,7 +62,9 @@ public final class ChildProcess: Sendable {
 
     /// CPU time and peak memory of a reaped child (wait4's rusage).
     public struct Usage: Sendable, Hashable {
+        /// CPU seconds in user mode.
         public var userSeconds: Double
+        /// CPU seconds in the kernel on its behalf.
         public var systemSeconds: Double
         /// `ru_maxrss` in bytes. On Linux it is the larger of the child's own peak and the
         /// parent's peak at spawn (the spawned child shares the parent's memory until exec).

@@ -52,14 +52,18 @@ public final class LiveStatusLine: Sendable {
     }
 }
 
-/// Writes whole strings to a file descriptor at once (lines from several tasks never interleave).
+/// Writes whole strings to a file descriptor at once (lines from several tasks never
+/// interleave). `LiveStatusLine` and the `bench` printers use it; it owns nothing (the
+/// descriptor stays open).
 public struct DescriptorWriter: Sendable {
+    /// 1 (stdout) or 2 (stderr), usually.
     public let descriptor: Int32
 
     public init(descriptor: Int32) {
         self.descriptor = descriptor
     }
 
+    /// Writes `text` in one go, surviving signals (`writeSurvivingSignals`).
     public func write(_ text: String) {
         FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).writeSurvivingSignals(Data(text.utf8))
     }
