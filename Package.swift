@@ -8,6 +8,8 @@ let package = Package(
         .executable(name: "bench", targets: ["bench"]),
         .library(name: "BenchCore", targets: ["BenchCore"]),
         .library(name: "AppProtocol", targets: ["AppProtocol"]),
+        .library(name: "BenchVocabulary", targets: ["BenchVocabulary"]),
+        .library(name: "BenchResults", targets: ["BenchResults"]),
         .library(name: "LinkConditioner", targets: ["LinkConditioner"]),
         .library(name: "HLSPlaylist", targets: ["HLSPlaylist"]),
         .library(name: "FixtureOrigin", targets: ["FixtureOrigin"]),
@@ -39,10 +41,15 @@ let package = Package(
         ),
         .target(name: "HLSPlaylist"),
         .target(name: "AppProtocol", dependencies: ["BenchCore"]),
+        // What every part of a run says into its trace; value types, no I/O.
+        .target(name: "BenchVocabulary", dependencies: ["BenchCore", "AppProtocol"]),
+        // What the judges concluded: reports, verdicts, metrics, the gate, comparisons.
+        .target(name: "BenchResults", dependencies: ["BenchCore", "BenchVocabulary"]),
         .target(
             name: "FixtureOrigin",
             dependencies: [
                 "BenchCore",
+                "BenchVocabulary",
                 "HLSPlaylist",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -67,7 +74,7 @@ let package = Package(
         ),
         .target(
             name: "LinkConditioner",
-            dependencies: ["CLibUV", "BenchCore"]
+            dependencies: ["CLibUV", "BenchCore", "BenchVocabulary"]
         ),
         .target(
             name: "EngineAgent",
@@ -79,14 +86,14 @@ let package = Package(
         .target(
             name: "ResilienceHarness",
             dependencies: [
-                "AppProtocol", "BenchCore", "HLSPlaylist", "LinkConditioner", "FixtureOrigin",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "AppProtocol", "BenchCore", "BenchVocabulary", "BenchResults", "HLSPlaylist", "LinkConditioner",
+                "FixtureOrigin", .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .target(
             name: "ClientComparison",
             dependencies: [
-                "BenchCore", "FixtureOrigin", "LinkConditioner", "ResilienceHarness",
+                "BenchCore", "BenchVocabulary", "BenchResults", "FixtureOrigin", "LinkConditioner",
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
@@ -97,7 +104,7 @@ let package = Package(
         .target(
             name: "BenchReports",
             dependencies: [
-                "AppProtocol", "BenchCore", "ResilienceHarness", "ClientComparison",
+                "AppProtocol", "BenchCore", "BenchVocabulary", "BenchResults",
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
             resources: [.copy("Templates")]
@@ -121,6 +128,7 @@ let package = Package(
         .testTarget(name: "BenchCoreTests", dependencies: ["BenchCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Fixtures")]),
         .testTarget(name: "AppProtocolTests", dependencies: ["AppProtocol", "BenchCore"]),
+        .testTarget(name: "BenchVocabularyTests", dependencies: ["BenchVocabulary", "AppProtocol", "BenchCore"]),
         .testTarget(
             name: "FixtureOriginTests",
             dependencies: [
@@ -146,10 +154,11 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "BenchReportsTests", dependencies: ["BenchReports", "ResilienceHarness", "AppProtocol", "BenchCore", "ClientComparison"]),
+            name: "BenchReportsTests",
+            dependencies: ["BenchReports", "BenchVocabulary", "BenchResults", "AppProtocol", "BenchCore"]),
         .testTarget(
             name: "ClientComparisonTests",
-            dependencies: ["ClientComparison", "ResilienceHarness", "BenchCore", "FixtureOrigin", "LinkConditioner"]
+            dependencies: ["ClientComparison", "BenchVocabulary", "BenchResults", "BenchCore", "FixtureOrigin", "LinkConditioner"]
         ),
         .testTarget(name: "PerformanceTests", dependencies: ["Performance", "FixtureOrigin"]),
     ],

@@ -1,6 +1,5 @@
-import ClientComparison
+import BenchResults
 import Foundation
-import ResilienceHarness
 
 /// What `compare.mustache` renders: the comparison as strings, every one XML-legal.
 /// swift-mustache reads the fields by reflection, so their names are the template's keys.

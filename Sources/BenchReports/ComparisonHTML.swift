@@ -1,6 +1,6 @@
-import ClientComparison
+import BenchResults
+import BenchVocabulary
 import Foundation
-import ResilienceHarness
 
 /// `report.html` of a comparison: one self-contained page with the client × fault-mode
 /// table, the clients and modes, and for each run its output judgement, figures,

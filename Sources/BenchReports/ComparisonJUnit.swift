@@ -1,6 +1,5 @@
-import ClientComparison
+import BenchResults
 import Foundation
-import ResilienceHarness
 
 /// `junit.xml` of a comparison: one `<testsuite>` per client, one `<testcase>` per fault
 /// mode (`classname` the client, `name` the mode). A run that is not `ok` is a

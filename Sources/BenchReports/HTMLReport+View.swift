@@ -1,6 +1,6 @@
-import Foundation
 import AppProtocol
-import ResilienceHarness
+import BenchResults
+import Foundation
 
 /// What `report.mustache` renders: the report as strings, every one XML-legal (the
 /// template escapes `<>&"'` itself). Built by `HTMLReport`; swift-mustache reads the
@@ -96,10 +96,25 @@ extension HTMLReportView {
             Fact(key: "duration", value: MetricComparison.format(report.run.durationSeconds) + " s"),
             Fact(key: "scenarios", value: String(report.scenarios.count)),
         ]
+        if let agent = report.run.agent { run.append(Fact(key: "agent", value: safe(agent))) }
+        if let app = report.run.app { run.append(Fact(key: "app", value: safe(app))) }
+        let unsupported = report.unsupportedScenarios
+        if !unsupported.isEmpty {
+            run.append(Fact(
+                key: "unsupported",
+                value: safe(unsupported.map { "\($0.name) (\(($0.unsupported ?? []).joined(separator: ", ")))" }
+                    .joined(separator: "; "))))
+        }
         versions = HTMLReportView.facts(report.run.versions)
         machine = HTMLReportView.facts(report.run.machine)
         verdicts = report.scenarios.flatMap { scenario in
-            scenario.verdicts.map { verdict in
+            if let text = scenario.unsupportedText {
+                return [VerdictRow(
+                    scenario: safe(scenario.name), property: "(every property)", outcome: safe(text), outcomeClass: "na",
+                    summary: "Not played: the app's hello does not declare what this scenario needs; never counted as passed.",
+                    hasEvidence: false, evidenceCount: "0", evidence: [])]
+            }
+            return scenario.verdicts.map { verdict in
                 VerdictRow(
                     scenario: safe(scenario.name), property: safe(verdict.property),
                     outcome: verdict.outcome.rawValue.replacingOccurrences(of: "_", with: " "),
@@ -131,9 +146,9 @@ extension HTMLReportView {
         scenarios = zip(report.scenarios.indices, report.scenarios).map { index, scenario in
             ScenarioView(
                 index: String(index + 1), name: safe(scenario.name), summary: safe(scenario.summary),
-                status: scenario.passed ? "passed" : scenario.error != nil ? "error"
-                    : scenario.preconditions.contains { !$0.met } ? "precondition not met" : "failed",
-                statusClass: scenario.passed ? "pass" : "fail", hasError: scenario.error != nil,
+                status: scenario.unsupportedText.map(safe) ?? (scenario.passed ? "passed" : scenario.error != nil ? "error"
+                    : scenario.preconditions.contains { !$0.met } ? "precondition not met" : "failed"),
+                statusClass: scenario.unsupported != nil ? "na" : scenario.passed ? "pass" : "fail", hasError: scenario.error != nil,
                 errorText: safe(scenario.error ?? ""),
                 window: MetricComparison.format(Double(scenario.startNanoseconds) / 1e9) + "–"
                     + MetricComparison.format(Double(scenario.endNanoseconds) / 1e9) + " s",

@@ -1,5 +1,6 @@
+import BenchResults
+import BenchVocabulary
 import Foundation
-import ResilienceHarness
 
 /// `report.html`: one self-contained page (inline CSS and SVG, no script, no external
 /// reference) with the run's metadata, every verdict, each scenario's metrics against

@@ -1,5 +1,5 @@
+import BenchResults
 import Foundation
-import ResilienceHarness
 
 /// `junit.xml`: the verdicts in the JUnit XML form CI systems display.
 ///
@@ -8,7 +8,9 @@ import ResilienceHarness
 /// message is the summary and whose body lists the evidence (`12.345 s  text`); a
 /// not-applicable one is `<skipped message="not applicable: …"/>`; each precondition is a
 /// testcase `precondition: <what>`, failed when not met; a scenario that
-/// could not run to its end adds a testcase `scenario-run` with an `<error>`.
+/// could not run to its end adds a testcase `scenario-run` with an `<error>`; a scenario
+/// the app lacks a capability for is one testcase `scenario-run`
+/// `<skipped message="unsupported: <capability>"/>`.
 /// Stateless; call from any thread.
 public enum JUnitReport {
     /// The file name inside a run's report directory.
@@ -23,10 +25,11 @@ public enum JUnitReport {
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         xml += "<testsuites" + attributes([
             ("name", "deadzone \(report.run.profile)"),
-            ("tests", String(verdicts.count + preconditions.count + report.scenarios.filter { $0.error != nil }.count)),
+            ("tests", String(verdicts.count + preconditions.count
+                + report.scenarios.filter { $0.error != nil || $0.unsupported != nil }.count)),
             ("failures", String(verdicts.filter(\.failed).count + preconditions.filter { !$0.met }.count)),
             ("errors", String(report.scenarios.filter { $0.error != nil }.count)),
-            ("skipped", String(verdicts.filter { $0.outcome == .notApplicable }.count)),
+            ("skipped", String(verdicts.filter { $0.outcome == .notApplicable }.count + report.unsupportedScenarios.count)),
             ("time", seconds(report.run.durationSeconds)),
         ]) + ">\n"
         for scenario in report.scenarios { xml += suite(scenario, startedAt: report.run.startedAt) }
@@ -35,6 +38,13 @@ public enum JUnitReport {
     }
 
     private static func suite(_ scenario: ScenarioResult, startedAt: Date) -> String {
+        if let text = scenario.unsupportedText {
+            return "  <testsuite" + attributes([
+                ("name", scenario.name), ("tests", "1"), ("failures", "0"), ("errors", "0"), ("skipped", "1"),
+                ("time", "0"), ("timestamp", startedAt.formatted(.iso8601)),
+            ]) + ">\n    <testcase" + attributes([("classname", scenario.name), ("name", scenarioErrorCaseName)])
+                + ">\n      <skipped" + attributes([("message", text)]) + "/>\n    </testcase>\n  </testsuite>\n"
+        }
         let errors = scenario.error == nil ? 0 : 1
         var xml = "  <testsuite" + attributes([
             ("name", scenario.name),

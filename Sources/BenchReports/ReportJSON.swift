@@ -1,5 +1,5 @@
+import BenchResults
 import Foundation
-import ResilienceHarness
 
 /// `report.json`: a `RunReport` as pretty-printed JSON with sorted keys and ISO-8601
 /// dates (to the second), schema in `docs/report-schema.md`.

@@ -1,6 +1,6 @@
-import ClientComparison
+import BenchResults
+import BenchVocabulary
 import Foundation
-import ResilienceHarness
 
 extension ReportWriter {
     /// Writes a comparison's report directory: `report.json` (`ComparisonReport`),

@@ -1,5 +1,6 @@
+import BenchResults
+import BenchVocabulary
 import Foundation
-import ResilienceHarness
 
 #if canImport(Glibc)
     import Glibc

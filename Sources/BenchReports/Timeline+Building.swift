@@ -1,7 +1,6 @@
-import BenchCore
-import LinkConditioner
 import AppProtocol
-import ResilienceHarness
+import BenchCore
+import BenchVocabulary
 
 extension Timeline {
     /// Lays out the window [`start`, `end`] of `entries`, which must be in time order.

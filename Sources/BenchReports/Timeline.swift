@@ -1,5 +1,3 @@
-import ResilienceHarness
-
 /// What happened during one scenario, laid out on its time window: the state of each
 /// interface, the bytes each carried, each download's states, the app's lifecycle,
 /// and the kills and launches. A pure value built from trace entries

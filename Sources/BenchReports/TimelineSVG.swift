@@ -1,5 +1,5 @@
+import BenchResults
 import Foundation
-import ResilienceHarness
 
 /// The geometry of one scenario's timeline, ready for the template's `<svg>`: every
 /// number already a string, every text made XML-legal (the template escapes it).

@@ -1,5 +1,5 @@
+import BenchVocabulary
 import Foundation
-import ResilienceHarness
 
 /// `trace.jsonl`: a run's merged trace, one `TraceEntry` as compact JSON per line
 /// (sorted keys, ISO-8601 dates), in the order given (time order). Line format in

@@ -1,5 +1,5 @@
+import BenchVocabulary
 import Foundation
-import ResilienceHarness
 
 /// Reads `trace.jsonl` one line at a time: `next()` returns the next entry, nil at
 /// the end. Blank lines are skipped; a line that is not an entry stops the reading

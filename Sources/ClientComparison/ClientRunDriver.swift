@@ -2,7 +2,6 @@ import BenchCore
 import FixtureOrigin
 import Foundation
 import LinkConditioner
-import ResilienceHarness
 
 /// One client under one fault mode: its own conditioner in front of the comparison's
 /// origin, the client's command started (and for kill-rerun, killed and started again),
@@ -14,7 +13,7 @@ struct ClientRunDriver {
     var options: ComparisonOptions
     var links: ComparisonLinks
     var origin: OriginServer
-    var collector: TraceCollector
+    var collector: ComparisonTrace
     var inspector: OutputInspector
     /// Whether connect() calls are traced with strace.
     var traceConnects: Bool

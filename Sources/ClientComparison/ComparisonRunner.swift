@@ -1,7 +1,7 @@
 import BenchCore
 import FixtureOrigin
 import Foundation
-import ResilienceHarness
+import LinkConditioner
 
 /// A finished comparison: the report and the merged trace of every run.
 public struct ComparisonRun: Sendable {
@@ -19,7 +19,7 @@ public enum ComparisonRunner {
     public static func run(
         _ options: ComparisonOptions, progress: @escaping @Sendable (ComparisonProgress) -> Void = { _ in }
     ) async throws(ComparisonError) -> ComparisonRun {
-        let collector = TraceCollector()
+        let collector = ComparisonTrace()
         let started = ContinuousClock.now
         let links = ComparisonLinks(profile: options.profile)
         let video = ComparisonContent.video(
@@ -93,7 +93,7 @@ public enum ComparisonRunner {
         let metadata = RunMetadata(
             profile: options.profile.name, profilePath: options.profilePath, seed: options.seed,
             startedAt: collector.epochWallClock, durationSeconds: (ContinuousClock.now - started).seconds,
-            versions: RunEnvironment.versions, machine: RunEnvironment.machine)
+            versions: RunEnvironment.versions(libuv: LibUVInfo.version), machine: RunEnvironment.machine)
         let variant = video.variants[0]
         let report = ComparisonReport(
             run: metadata,

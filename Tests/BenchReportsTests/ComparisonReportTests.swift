@@ -1,8 +1,8 @@
 import BenchCore
 import BenchReports
-import ClientComparison
+import BenchResults
+import BenchVocabulary
 import Foundation
-import ResilienceHarness
 import Testing
 
 /// The comparison's report family: report.json, report.html, junit.xml.

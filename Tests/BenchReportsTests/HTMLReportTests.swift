@@ -1,6 +1,7 @@
 import BenchReports
 import Foundation
-import ResilienceHarness
+import BenchResults
+import BenchVocabulary
 import Testing
 
 @Suite struct HTMLReportTests {

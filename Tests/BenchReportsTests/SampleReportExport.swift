@@ -1,6 +1,7 @@
 import BenchReports
 import Foundation
-import ResilienceHarness
+import BenchResults
+import BenchVocabulary
 import Testing
 
 /// Writes the sample run's report directory where `DEADZONE_SAMPLE_REPORT` says, for

@@ -1,9 +1,8 @@
 import BenchCore
-import FixtureOrigin
+import BenchResults
+import BenchVocabulary
 import Foundation
-import LinkConditioner
 import AppProtocol
-import ResilienceHarness
 
 /// A small run built in code: three scenarios (one passing, one with a failed property
 /// after a kill and relaunch, one that could not finish) and a trace that touches both

@@ -1,6 +1,7 @@
 import BenchReports
 import Foundation
-import ResilienceHarness
+import BenchResults
+import BenchVocabulary
 import Testing
 
 @Suite struct TraceFileTests {
@@ -53,7 +54,7 @@ import Testing
 
     @Test func aMalformedLineIsNamedByItsNumber() throws {
         let good = String(decoding: try TraceFile.line(for: TraceEntry(t: 1, .harness(.note("ok")))), as: UTF8.self)
-        let url = try file("\(good)\n\(good)\n{\"t\": 3, \"event\": {\"harness\": {\"nope\": {}}}}\n\(good)\n")
+        let url = try file("\(good)\n\(good)\n{\"t\": 3, \"source\": \"harness\", \"event\": {\"type\": \"nope\"}}\n\(good)\n")
         let reader = try TraceFileReader(url: url)
         #expect(try reader.next() != nil)
         #expect(try reader.next() != nil)

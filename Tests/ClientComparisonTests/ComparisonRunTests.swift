@@ -1,6 +1,5 @@
 import BenchCore
 import Foundation
-import ResilienceHarness
 import Testing
 @testable import ClientComparison
 

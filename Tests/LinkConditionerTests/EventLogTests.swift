@@ -29,8 +29,9 @@ struct EventLogTests {
         #expect(lines.count == events.count)
         let decoded = try lines.map { try JSONDecoder().decode(ConditionerEvent.self, from: Data($0.utf8)) }
         #expect(decoded == events)
-        // The shape a trace reader relies on: time under "t", the event named by its key.
-        #expect(lines[0].hasPrefix("{\"event\":{\"connectionAccepted\":{"))
+        // The shape a trace reader relies on: time under "t", the event a flat object named by "type".
+        #expect(lines[0].hasPrefix("{\"event\":{\"connection\":7,"))
+        #expect(lines[0].contains("\"type\":\"connectionAccepted\"}"))
         #expect(lines[0].hasSuffix("\"t\":1}"))
         #expect(lines[2].contains("\"status\":\"satisfied\""))
     }

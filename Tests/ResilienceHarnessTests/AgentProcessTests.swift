@@ -45,21 +45,24 @@ import Testing
         }
     }
 
-    @Test func refusesMalformedLinesAndKeepsRunning() async throws {
+    /// The engine refuses a line that is not a command (its reply carries id -1); the
+    /// harness never writes one, so it reads that reply, to an id it never sent, as the
+    /// app breaking the protocol: the app is killed and the next send fails saying so.
+    @Test func aReplyToALineTheHarnessNeverSentIsAProtocolError() async throws {
         try await withAgentFixture { fixture in
             let (agent, _) = try await fixture.launch()
             #expect(agent.write(Data("this is not json\n".utf8)) == nil)
-            #expect(agent.write(Data(#"{"type": "command", "id": 900, "name": "fly"}"#.utf8 + [0x0A])) == nil)
-            // The agent still answers, after refusing both lines in order.
-            let inspection = try await agent.inspect(download: "nothing")
-            #expect(!inspection.known && inspection.files == 0)
-            let diagnostics = agent.diagnostics
-            #expect(diagnostics.count == 2, "\(diagnostics)")
-            #expect(diagnostics.first?.contains("request -1") == true, "\(diagnostics)")
-            #expect(diagnostics.last?.contains("request 900") == true, "\(diagnostics)")
-            #expect(diagnostics.allSatisfy { $0.contains("not a command of protocol 1") }, "\(diagnostics)")
-            #expect(diagnostics.last?.contains(#"unknown name "fly""#) == true, "\(diagnostics)")
-            #expect(await agent.shutdown(timeout: .seconds(30)) == 0)
+            #expect(await agent.waitForExit(timeout: .seconds(30)) != nil, "the app was not killed")
+            let violation = try #require(agent.protocolViolation)
+            #expect(violation.problem.contains("a reply to id -1, which the harness never sent"), "\(violation)")
+            #expect(violation.line.contains("not a command of protocol 1") && violation.schemaPath == nil, "\(violation)")
+            #expect(violation.lineNumber >= 2, "hello's reply was line 1: \(violation)")
+            do {
+                _ = try await agent.inspect(download: "nothing")
+                Issue.record("a send after the protocol broke succeeded")
+            } catch {
+                #expect(error as? AgentProcessError == .protocolViolation(violation), "\(error)")
+            }
         }
     }
 
@@ -67,7 +70,7 @@ import Testing
     /// nothing) is killed after the time limit, and one that speaks another version is
     /// refused with a message saying so.
     @Test func anAppThatDoesNotAnswerHelloIsKilledAndTheErrorSaysWhy() async throws {
-        await #expect(throws: AgentProcessError.timedOut(command: .hello(protocol: 1, storage: "/tmp/none", after: .clean))) {
+        await #expect(throws: AgentProcessError.noHello(seconds: 0.5)) {
             _ = try await AgentProcess.launch(
                 executable: "/bin/sleep", arguments: ["600"], storage: "/tmp/none", after: .clean,
                 helloTimeout: .milliseconds(500)) { _, _ in }

@@ -86,6 +86,34 @@ import Testing
             .map { $0.prefix(while: { $0 != "<" }) } == rows)
     }
 
+    @Test func anyExecutableGivenWithAgentIsTheAppUnderTest() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        // `bench agent` given as a foreign command line, quoted as a user would type it.
+        let command = "'\(try benchExecutable())' agent --seed 7"
+        let run = try await runBench(
+            ["--profile", scratch.profile, "--scenario", "housekeeping", "--agent", command, "--json", "--out", scratch.out],
+            in: scratch.root)
+        #expect(run.status == 0, "\(run.output)")
+        let report = try Self.decodeReport(run.stdout)
+        #expect(report.scenarios.map(\.name) == ["housekeeping"])
+        #expect(report.passed, "\(report.scenarios.flatMap(\.verdicts).filter(\.failed))")
+    }
+
+    @Test(arguments: [
+        (["--agent", "'unterminated"], "a ' is not closed"),
+        (["--agent", "  "], "names no executable"),
+        (["--agent", "x", "--misbehave", "fake-license"], "cannot be combined with --agent"),
+    ])
+    func aBadAgentCommandIsBadInput(arguments: [String], says: String) async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = try await runBench(["--profile", scratch.profile, "--out", scratch.out] + arguments, in: scratch.root)
+        #expect(run.status == 2, "\(run.output)")
+        #expect(run.stderr.contains(says), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.out + "/report.json"))
+    }
+
     @Test func aTimeLimitStopsTheScenarioAndFailsIt() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }

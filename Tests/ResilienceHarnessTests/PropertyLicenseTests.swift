@@ -199,8 +199,8 @@ import Testing
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // The line docs/report-schema.md shows.
         #expect(String(decoding: try encoder.encode(entry), as: UTF8.self)
-            == #"{"event":{"harness":{"_0":{"licenseKeyOf":{"assetID":"protected","download":"dl-3","#
-            + #""keyID":"6f1c2a9e0b7d4e35a8c1f0e2d3b4a596","licenseURL":"/license"}}}},"t":1200000000}"#)
+            == #"{"event":{"assetID":"protected","download":"dl-3","keyID":"6f1c2a9e0b7d4e35a8c1f0e2d3b4a596","#
+            + #""licenseURL":"/license","type":"licenseKeyOf"},"source":"harness","t":1200000000}"#)
         #expect(try JSONDecoder().decode(TraceEntry.self, from: try encoder.encode(entry)) == entry)
     }
 

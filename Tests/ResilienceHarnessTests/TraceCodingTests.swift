@@ -26,7 +26,7 @@ import Testing
         let decoded = try lines.map { try JSONDecoder().decode(TraceEntry.self, from: Data($0.utf8)) }
         #expect(decoded == entries)
         // The package read reads as docs/report-schema.md shows it.
-        #expect(lines[3].contains(#""packageRead":{"#) && lines[3].contains(#""cause":"downloaded""#))
+        #expect(lines[3].contains(#""type":"packageRead""#) && lines[3].contains(#""cause":"downloaded""#))
         #expect(lines[3].contains(#""outcome":"matches""#) && lines[3].contains(#""missing":["#))
     }
 
@@ -36,8 +36,9 @@ import Testing
             pid: 42, stored: ["/a"], partial: ["/b": 400], unknown: ["index.sqlite": 8192])))
         let object = try #require(
             try JSONSerialization.jsonObject(with: JSONEncoder().encode(entry)) as? [String: Any])
-        let event = (object["event"] as? [String: Any])?["harness"] as? [String: Any]
-        let disk = try #require((event?["_0"] as? [String: Any])?["diskAtKill"] as? [String: Any])
+        #expect(object["source"] as? String == "harness")
+        let disk = try #require(object["event"] as? [String: Any])
+        #expect(disk["type"] as? String == "diskAtKill")
         #expect(disk["pid"] as? Int == 42)
         #expect(disk["stored"] as? [String] == ["/a"])
         #expect(disk["partial"] as? [String: Int] == ["/b": 400])

@@ -3,6 +3,11 @@ import BenchCore
 import Foundation
 import Synchronization
 
+/// Receives events on the loop thread. Implementations must return quickly.
+public protocol EventSink: Sendable {
+    func record(_ event: ConditionerEvent)
+}
+
 /// Writes each event as one JSON line to a file, off the loop thread.
 ///
 /// Encoding and writing happen on a private serial queue so the loop never

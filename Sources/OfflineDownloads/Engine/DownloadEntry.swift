@@ -12,7 +12,8 @@ struct DownloadEntry {
     var transfer: Task<Void, Never>?
     /// Distinguishes reports of the current transfer from those of a stopped one.
     var transferID = 0
-    var license: Task<Void, Never>?
+    /// The license exchange under way (`DownloadManager.startLicense`).
+    var license: LicenseExchange?
     var retryTimer: Task<Void, Never>?
     /// The automatic renewal of a rental, armed only in the foreground.
     var renewalTimer: Task<Void, Never>?

@@ -3,34 +3,64 @@ import Foundation
 
 /// License exchanges: only in the foreground, persisted before the transfer may fetch
 /// an encrypted segment, renewable online.
+///
+/// One route for a download's license: every caller that needs it (the `acquireLicense`
+/// action, a transfer about to fetch its first segment through `licenseWait`,
+/// `prepareForBackground`) goes through `startLicense`, which starts the download's one
+/// exchange or joins the one under way, and waits, if it waits, for that exchange's
+/// outcome. Only the exchange's end (`licenseTask`) turns the outcome into state-machine
+/// input; a transfer only learns whether to go on.
 extension DownloadManager {
-    /// Starts the license exchange of `token` unless one is under way.
-    func startLicense(_ token: DownloadToken) {
-        guard let entry = entries[token], entry.license == nil, entry.machine.needsLicense else { return }
-        entries[token]?.license = Task { [weak self] in await self?.licenseTask(token) }
+    /// Starts the license exchange of `token` unless one is under way, and returns the
+    /// exchange; nil when the download needs no license. The route every caller takes
+    /// to a download's license.
+    @discardableResult
+    func startLicense(_ token: DownloadToken) -> LicenseExchange? {
+        guard let entry = entries[token], entry.machine.needsLicense else { return nil }
+        if let exchange = entry.license { return exchange }
+        let exchange = Task { [weak self] in await self?.licenseTask(token) ?? .failure(.unknownToken(token)) }
+        entries[token]?.license = exchange
+        return exchange
     }
 
-    private func licenseTask(_ token: DownloadToken) async {
-        do {
+    /// The exchange a transfer of `token` waits for before its first segment: the
+    /// license route's end for transfers, handed to the worker when it starts (nil when
+    /// the download holds its license). Without the license the transfer ends with
+    /// `TransferFailure.license` and fetches nothing encrypted.
+    func licenseWait(_ token: DownloadToken) -> LicenseExchange? {
+        guard entries[token]?.machine.needsLicense == true else { return nil }
+        let exchange = startLicense(token)
+        // Test hook for the harness's misbehaving agent only (see the flag): no waiting.
+        if configuration.transferSkipsLicenseGate { return nil }
+        return exchange
+    }
+
+    /// The exchange and the one place its outcome is fed to the state machine. Returns
+    /// the outcome: success when the license is stored, else why not.
+    private func licenseTask(_ token: DownloadToken) async -> Result<Void, EngineError> {
+        do throws(EngineError) {
             try await acquireLicense(token)
             entries[token]?.license = nil
             entries[token]?.licenseError = nil
             await report(token) { machine throws(IllegalTransition) in try machine.licenseAcquired() }
+            return .success(())
         } catch {
             entries[token]?.license = nil
             entries[token]?.licenseError = "\(error)"
             sink.yield(.licenseFailed(token, reason: "\(error)"))
-            guard entries[token]?.machine.state != .licensePreloaded else { return }
+            guard entries[token]?.machine.state != .licensePreloaded else { return .failure(error) }
             if case .license(let reason) = error, reason.hasPrefix(Self.refusedPrefix) {
                 await report(token) { machine throws(IllegalTransition) in try machine.permanentFailure(.license(reason)) }
             } else if entries[token]?.machine.state == .downloading {
-                // Its transfer waits at the license gate (or is on its way there) and ends
-                // with this failure, which retries it: one retry, armed by the transfer.
-                return
+                // Its transfer waits for this exchange (`licenseWait`) and ends with
+                // `TransferFailure.license`, which retries it: one retry, armed by the
+                // transfer's report.
+                return .failure(error)
             } else {
                 entries[token]?.lastError = "\(error)"
                 scheduleRetry(token, kind: .other, lastError: "\(error)")
             }
+            return .failure(error)
         }
     }
 
@@ -176,21 +206,6 @@ extension DownloadManager {
         return LicenseTimeline(license, firstPlayedAt: stored.firstPlayedAt).expiration
     }
 
-    /// Waits until `token` holds its license (starting the exchange if needed). Returns
-    /// nil when it does, else why not: the transfer must not fetch encrypted segments,
-    /// and ends with `TransferFailure.license`, which retries it (a refusal has failed the
-    /// download already).
-    func licenseGate(_ token: DownloadToken) async -> String? {
-        guard let entry = entries[token] else { return "the download is gone" }
-        guard entry.machine.needsLicense else { return nil }
-        startLicense(token)
-        // Test hook for the harness's misbehaving agent only (see the flag): no waiting.
-        if configuration.transferSkipsLicenseGate { return nil }
-        await entries[token]?.license?.value
-        guard let entry = entries[token], entry.machine.needsLicense else { return nil }
-        return entry.licenseError ?? "the license exchange did not finish"
-    }
-
     /// Writes the catalog entry beside the package, so that a relaunch knows the license
     /// server and names without the catalog.
     func saveVideo(_ video: CatalogVideo, at directory: String) throws {
@@ -213,3 +228,7 @@ struct StoredVideo: Codable {
     var document: VideoDocument
     var catalogURL: String
 }
+
+/// One license exchange of a download (`DownloadManager.startLicense`): success when the
+/// license is stored, else why not. Everyone who needs the download's license awaits it.
+typealias LicenseExchange = Task<Result<Void, EngineError>, Never>

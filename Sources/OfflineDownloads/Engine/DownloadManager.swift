@@ -7,7 +7,8 @@ import HLSPlaylist
 ///
 /// An actor: every call and every report from a running transfer is serialised here,
 /// and each event fed to a state machine has its actions performed in order before the
-/// next. The I/O (HTTP, files, SQLite) runs in `TransferWorker` tasks and in the index;
+/// next. Transfers only report, through one queue (`TransferReport`, taken by
+/// `take(_:)`); they hold no reference to the manager. The I/O (HTTP, files, SQLite) runs in `TransferWorker` tasks and in the index;
 /// the actor holds no lock across it. Events go out on `events`, in order.
 public actor DownloadManager {
     /// Everything the engine reports, in order. One consumer.
@@ -30,6 +31,10 @@ public actor DownloadManager {
     /// Sleeps until the earliest download expiry (`DownloadParameters.expiresAt`).
     var expiryWatcher: Task<Void, Never>?
     var nextTransferID = 0
+    /// The one queue from every transfer to the manager, and its one consumer
+    /// (`consumeReports`, `take(_:)`): transfers report, they never call the manager.
+    let reports = TransferReports()
+    var reportConsumer: Task<Void, Never>?
     /// Downloads whose actions are being performed, and the batches waiting behind them:
     /// one download's actions run one batch at a time, in the order of its transitions.
     var performing: Set<DownloadToken> = []
@@ -96,12 +101,20 @@ public actor DownloadManager {
         storageWatcher?.cancel()
         let transfers = entries.values.compactMap(\.transfer)
         for token in entries.keys { entries[token]?.stopAll() }
+        let reports = reports
+        let consumer = reportConsumer
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { for transfer in transfers { await transfer.value } }
+            group.addTask {
+                for transfer in transfers { await transfer.value }
+                // Their last reports are taken before the index closes.
+                reports.finish()
+                await consumer?.value
+            }
             group.addTask { try? await Task.sleep(for: .seconds(5)) }
             await group.next()
             group.cancelAll()
         }
+        reports.finish()
         try? index.close()
         try? await transport.shutdown()
         sink.finish()
@@ -140,16 +153,15 @@ public actor DownloadManager {
         renewalsHeld = true
         for token in entries.keys { dropRenewal(token) }
         for renewal in entries.values.compactMap(\.renewalExchange) { _ = await renewal.value }
-        var waited: [DownloadToken] = []
+        var waited: [DownloadToken: LicenseExchange] = [:]
         for (token, entry) in entries where entry.machine.needsLicense && entry.video != nil {
             guard [.downloading, .requested].contains(entry.machine.state) || entry.machine.state.suspensionReason != nil
             else { continue }
-            startLicense(token)
-            waited.append(token)
+            waited[token] = startLicense(token)
         }
-        for token in waited { await entries[token]?.license?.value }
+        for exchange in waited.values { _ = await exchange.value }
         var unfinished: [DownloadToken: String] = [:]
-        for token in waited where entries[token]?.machine.needsLicense == true {
+        for token in waited.keys where entries[token]?.machine.needsLicense == true {
             unfinished[token] = entries[token]?.licenseError ?? "the license exchange did not finish"
         }
         return unfinished

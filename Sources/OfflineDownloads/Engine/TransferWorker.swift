@@ -6,17 +6,22 @@ import Synchronization
 
 /// One run of one download's transfer, over one interface: plan (first run only),
 /// reconciliation of the index with the disk (every run: a file removed since is
-/// fetched again), license gate, segments (several at a time, each resumed with Range
-/// where a `.part` is left, recorded in batches), the poster and thumbnail
-/// (`PackageArtwork`), then the manager writes the offline package. It reports to the
-/// manager and ends on the first failure; the manager decides what the failure means.
-/// Canceling its task stops it.
+/// fetched again), the license (waited for, never decided here), segments (several at
+/// a time, each resumed with Range where a `.part` is left, recorded in batches), the
+/// poster and thumbnail (`PackageArtwork`), then the manager writes the offline package.
+///
+/// It only reports (`TransferReport`, through `report`, which enqueues and never waits)
+/// and ends on the first failure; the manager decides what a report means. Canceling its
+/// task stops it.
 struct TransferWorker: Sendable {
-    let token: DownloadToken
-    let transferID: Int
     let interface: PathInterface
     let record: DownloadRecord
-    let manager: DownloadManager
+    /// Where this transfer's reports go, tagged with its download and transfer id.
+    let report: TransferReporter
+    /// The license exchange to wait for before the first segment, handed over by the
+    /// manager at start (`DownloadManager.licenseWait`); nil when the download holds its
+    /// license, and under `EngineConfiguration.transferSkipsLicenseGate`.
+    let license: LicenseExchange?
     let index: DownloadIndex
     let transport: HTTPTransport
     let files: PackageFiles
@@ -28,27 +33,45 @@ struct TransferWorker: Sendable {
     /// `artwork.json` in the package, once written, takes precedence.
     let artwork: PackageArtwork?
 
+    var token: DownloadToken { report.token }
+
+    /// Runs the transfer to its end, then sends its one last report: `.finished` or `.failed`.
     func run() async {
+        let last: TransferReport
         do throws(TransferFailure) {
-            let loaded = try await loadOrPlan()
-            let segments = files.reconcile(segments: loaded.segments)
-            try await recordReconciled(segments, stored: loaded.segments)
-            await manager.planned(
-                token, transferID, selection: loaded.selection, bytesExpected: loaded.bytesExpected, segments: segments)
-            if let why = await manager.licenseGate(token) { throw TransferFailure.license(why) }
-            try await fetch(segments.filter { $0.state != .complete }, all: segments, ranges: ranges(of: loaded.plan))
-            try await fetchArtwork()
-            await manager.transferFinished(token, transferID, plan: loaded.plan)
+            last = .finished(try await transfer())
         } catch {
-            await manager.transferFailed(token, transferID, Task.isCancelled ? .transport(.canceled) : error)
+            last = .failed(Task.isCancelled ? .transport(.canceled) : error)
         }
+        report.send(last)
+    }
+
+    /// Everything but the last report; returns the plan the package is written from.
+    private func transfer() async throws(TransferFailure) -> DownloadPlan {
+        let loaded = try await loadOrPlan()
+        let segments = files.reconcile(segments: loaded.segments)
+        try await recordReconciled(segments, stored: loaded.segments)
+        report.send(.planned(PlannedTransfer(selection: loaded.selection, bytesExpected: loaded.bytesExpected, segments: segments)))
+        try await awaitLicense()
+        try await fetch(segments.filter { $0.state != .complete }, all: segments, ranges: ranges(of: loaded.plan))
+        try await fetchArtwork()
+        return loaded.plan
+    }
+
+    /// Waits for the license exchange handed over at start, if any. Without the license
+    /// the transfer ends here, before anything encrypted, with `TransferFailure.license`:
+    /// the exchange has failed the download already when the server refused (which
+    /// stopped this transfer), else the report retries it.
+    private func awaitLicense() async throws(TransferFailure) {
+        guard let license else { return }
+        if case .failure(let error) = await license.value { throw .license("\(error)") }
     }
 
     /// The byte ranges of range items, by segment key (from the plan kept as `plan.json`).
     typealias Ranges = [SegmentRecord.Key: ByteRange]
 
     /// What a run works from: the segments as the index records them, the plan, and
-    /// what the manager is told of it.
+    /// what the manager is told of it (`.planned`).
     private struct Loaded {
         var segments: [SegmentRecord]
         var plan: DownloadPlan
@@ -143,9 +166,9 @@ struct TransferWorker: Sendable {
                     recorder.complete(SegmentCompletion(key: segment.key, bytes: segment.bytes, sha256: segment.sha256, etag: segment.etag))
                     done[segment.stream, default: 0] += 1
                     let fraction = Double(done[segment.stream] ?? 0) / Double(max(1, totals[segment.stream] ?? 1))
-                    await manager.segmentStored(
-                        token, transferID, stream: segment.stream, index: segment.index, bytes: segment.bytes,
-                        uri: segment.uri, streamFraction: fraction, draining: failure != nil)
+                    report.send(.segmentStored(StoredSegment(
+                        stream: segment.stream, index: segment.index, bytes: segment.bytes, uri: segment.uri,
+                        streamFraction: fraction, draining: failure != nil)))
                     next()
                 }
                 if recorder.isDue, !Task.isCancelled {

@@ -37,25 +37,51 @@ extension AgentProcess {
         reap()
     }
 
-    /// Hands one stdout line on: an event to `onEvent`, a reply to its `send`;
-    /// anything else becomes a diagnostic.
+    /// Hands one stdout line on: an event to `onEvent`, a reply to its `send`. A line
+    /// that breaks the protocol (`AppProtocolSchema`), or a reply to an id never sent,
+    /// ends the app (`breakProtocol`); every line after it is dropped.
     private func deliver(_ line: String) {
-        guard !line.allSatisfy(\.isWhitespace) else { return }
-        let message: AppMessage
-        do { message = try AppWire.decode(AppMessage.self, from: line) } catch {
-            note("not a protocol line: \(error)")
+        let number: Int? = state.withLock { state in
+            state.linesRead += 1
+            return state.violation == nil ? state.linesRead : nil
+        }
+        guard let number, !line.allSatisfy(\.isWhitespace) else { return }
+        let (violation, decoded) = AppProtocolSchema.violation(inLine: line, number: number)
+        guard let message = decoded else {
+            if let violation { breakProtocol(violation) }
             return
         }
         switch message {
         case .event(let t, let event):
             onEvent(t, event)
         case .reply(let reply):
-            guard let waiting = state.withLock({ $0.pending.removeValue(forKey: reply.id) }) else {
-                note("reply to request \(reply.id), which nothing awaits: \(reply.error ?? "\(reply.value)")")
-                return
+            let (waiting, late) = state.withLock { ($0.pending.removeValue(forKey: reply.id), $0.expired.contains(reply.id)) }
+            guard let waiting else {
+                if late { return note("late reply to request \(reply.id), after its time limit: \(reply.error ?? "\(reply.value)")") }
+                return breakProtocol(ProtocolViolation(
+                    lineNumber: number, line: line,
+                    problem: "a reply to id \(reply.id), which the harness never sent or which was answered already "
+                        + "(each command gets exactly one reply, with its id)",
+                    schemaPath: nil))
             }
             waiting.resume(returning: reply.error.map { .failure(.refused($0)) } ?? .success(reply.value))
         }
+    }
+
+    /// Records the app's first protocol violation, fails every pending `send` with it,
+    /// and kills the app's process group (reaping then follows as for any kill).
+    func breakProtocol(_ violation: ProtocolViolation) {
+        let pending = state.withLock { state -> [CheckedContinuation<Result<AppReplyValue, AgentProcessError>, Never>] in
+            guard state.violation == nil else { return [] }
+            state.violation = violation
+            if state.exitStatus == nil {
+                child.signalGroup(SIGKILL)
+                child.send(SIGKILL)
+            }
+            defer { state.pending = [:] }
+            return Array(state.pending.values)
+        }
+        for send in pending { send.resume(returning: .failure(.protocolViolation(violation))) }
     }
 
     private func note(_ diagnostic: String) {
@@ -79,16 +105,17 @@ extension AgentProcess {
     private func reap() {
         // The shell's form: the exit code, or 128 + the signal; -1 when reaped elsewhere.
         let status = child.waitForExit().shellStatus
-        let (pending, waiters) = state.withLock { state in
+        let (pending, waiters, violation) = state.withLock { state in
             state.exitStatus = status
             defer {
                 state.pending = [:]
                 state.exitWaiters = [:]
             }
-            return (Array(state.pending.values), Array(state.exitWaiters.values))
+            return (Array(state.pending.values), Array(state.exitWaiters.values), state.violation)
         }
         closeInput()
-        for send in pending { send.resume(returning: .failure(.exited(status: status))) }
+        let failure = violation.map(AgentProcessError.protocolViolation) ?? .exited(status: status)
+        for send in pending { send.resume(returning: .failure(failure)) }
         for waiter in waiters { waiter.resume() }
     }
 

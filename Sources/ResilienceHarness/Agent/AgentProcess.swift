@@ -48,6 +48,12 @@ public final class AgentProcess: Sendable {
         var exitStatus: Int32?
         var peakRSSBytes = 0
         var diagnostics: [String] = []
+        /// Lines read from the app's stdout so far (blank ones included).
+        var linesRead = 0
+        /// Requests whose time limit passed: a late reply to one is a diagnostic.
+        var expired: Set<Int> = []
+        /// The first way the app broke the protocol; the app is killed then.
+        var violation: ProtocolViolation?
     }
 
     private init(child: ChildProcess, stdin: Int32, stderrPath: String, onEvent: @escaping @Sendable (UInt64, AppEvent) -> Void) {
@@ -68,14 +74,24 @@ public final class AgentProcess: Sendable {
     ///   `.timedOut` when no hello came (the app is killed then).
     public static func launch(
         executable: String, arguments: [String], storage: String, after: RelaunchKind, stderrPath: String? = nil,
-        helloTimeout: Duration = .seconds(30), onEvent: @escaping @Sendable (_ t: UInt64, _ event: AppEvent) -> Void
+        helloTimeout: Duration = AgentProcess.helloTimeout, onEvent: @escaping @Sendable (_ t: UInt64, _ event: AppEvent) -> Void
     ) async throws(AgentProcessError) -> AgentProcess {
         let process = try start(executable: executable, arguments: arguments, stderrPath: stderrPath, onEvent: onEvent)
         do throws(AgentProcessError) {
-            let reply = try await process.send(
-                .hello(protocol: AppProtocol.version, storage: storage, after: after), timeout: helloTimeout)
+            let reply: AppReplyValue
+            do {
+                reply = try await process.send(
+                    .hello(protocol: AppProtocol.version, storage: storage, after: after), timeout: helloTimeout)
+            } catch {
+                switch error {
+                case .timedOut: throw AgentProcessError.noHello(seconds: helloTimeout.seconds)
+                case .refused(let why): throw AgentProcessError.protocolMismatch("it refused hello: \(why)")
+                default: throw error
+                }
+            }
             guard case .hello(let hello) = reply else {
-                throw AgentProcessError.protocolMismatch("it answered hello without its version and capabilities")
+                throw AgentProcessError.protocolMismatch(
+                    "it answered hello without \"protocol\", \"app\" and \"capabilities\"")
             }
             guard hello.protocolVersion == AppProtocol.version else {
                 throw AgentProcessError.protocolMismatch("it speaks protocol \(hello.protocolVersion)")
@@ -114,6 +130,9 @@ public final class AgentProcess: Sendable {
         return process
     }
 
+    /// How long an app may take to answer `hello` unless told otherwise.
+    public static let helloTimeout = Duration.seconds(30)
+
     /// The app's answer to `hello`: its name, version and capabilities.
     public var hello: AppHello? { state.withLock { $0.hello } }
 
@@ -135,15 +154,18 @@ public final class AgentProcess: Sendable {
         }
         var timer: Task<Void, Never>?
         let result = await withCheckedContinuation { continuation in
-            let exited: Int32? = state.withLock { state in
-                if let status = state.exitStatus { return status }
+            let ended: AgentProcessError? = state.withLock { state in
+                if let violation = state.violation { return .protocolViolation(violation) }
+                if let status = state.exitStatus { return .exited(status: status) }
                 state.pending[id] = continuation
                 return nil
             }
-            if let exited { return continuation.resume(returning: .failure(.exited(status: exited))) }
+            if let ended { return continuation.resume(returning: .failure(ended)) }
             timer = Task {
                 try? await Task.sleep(for: timeout)
-                if !Task.isCancelled { self.complete(id, with: .failure(.timedOut(command: command))) }
+                guard !Task.isCancelled else { return }
+                self.state.withLock { _ = $0.expired.insert(id) }
+                self.complete(id, with: .failure(.timedOut(command: command)))
             }
             if let failure = write(line) { complete(id, with: .failure(failure)) }
         }
@@ -209,9 +231,10 @@ public final class AgentProcess: Sendable {
     /// The exit status once reaped: the exit code, or 128 + the signal that ended it
     /// (137 for SIGKILL); -1 when it could not be learnt.
     public var exitStatus: Int32? { state.withLock { $0.exitStatus } }
-    /// Lines from the agent that were not protocol messages, and replies nobody awaited
-    /// (such as the refusal of a malformed request, id -1), in arrival order.
+    /// Late replies (to a request whose time limit had passed), in arrival order.
     public var diagnostics: [String] { state.withLock { $0.diagnostics } }
+    /// The first way the app broke the protocol (it was killed then), if it did.
+    public var protocolViolation: ProtocolViolation? { state.withLock { $0.violation } }
 
     /// Resumes the `send` waiting on `id` with `result`, if it still waits.
     func complete(_ id: Int, with result: Result<AppReplyValue, AgentProcessError>) {

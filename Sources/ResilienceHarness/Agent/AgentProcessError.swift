@@ -1,4 +1,5 @@
 import AppProtocol
+import Foundation
 
 /// Why `AgentProcess` could not get an answer from the app. Each says what to do.
 public enum AgentProcessError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -12,13 +13,23 @@ public enum AgentProcessError: Error, Equatable, Sendable, CustomStringConvertib
     case timedOut(command: AppCommand)
     /// The pipes or the process could not be set up or written.
     case io(String)
+    /// No answer to `hello` came within its time limit (the app was killed).
+    case noHello(seconds: Double)
+    /// A line of the app broke the protocol (the app was killed).
+    case protocolViolation(ProtocolViolation)
 
     public var description: String {
         switch self {
         case .refused(let why):
             "the app refused the command: \(why)"
         case .protocolMismatch(let why):
-            "the app does not speak protocol \(AppProtocol.version): \(why); see docs/app-protocol.md"
+            "protocol error: the app does not speak protocol \(AppProtocol.version): \(why); see docs/app-protocol.md"
+        case .noHello(let seconds):
+            "protocol error: no answer to hello within \(seconds.formatted()) s: the app must answer the first line it reads "
+                + "(hello) with a reply carrying its id, \"protocol\": \(AppProtocol.version), \"app\" and \"capabilities\"; "
+                + "see docs/app-protocol.md"
+        case .protocolViolation(let violation):
+            violation.description
         case .exited(let status):
             "the agent exited (status \(status)) before answering; read its stderr file (AgentProcess.stderrPath) to see why"
         case .timedOut(let command):

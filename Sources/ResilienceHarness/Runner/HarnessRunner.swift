@@ -1,6 +1,7 @@
 import BenchCore
 import Foundation
 import AppProtocol
+import LinkConditioner
 
 /// How a run is made.
 public struct HarnessOptions: Sendable {
@@ -19,13 +20,21 @@ public struct HarnessOptions: Sendable {
     public var stallTimeout: Duration
     /// Bounds the properties judge with.
     public var bounds: PropertyContext
+    /// How the report names the app under test (`deadzone`, `deadzone --misbehave X`, or
+    /// the `--agent` command line): a gate compares only runs of the same agent.
+    public var agentName: String
+    /// How long the app may take to answer `hello`.
+    public var helloTimeout: Duration
 
     /// Creates options; defaults as DESIGN.md §5 states them.
     public init(
         profile: Profile, profilePath: String, seed: UInt64, timeLimit: Duration = .seconds(240), app: AppCommandLine,
         workDirectory: String = NSTemporaryDirectory(), stallTimeout: Duration = .seconds(4),
-        bounds: PropertyContext = PropertyContext()
+        bounds: PropertyContext = PropertyContext(), agentName: String? = nil,
+        helloTimeout: Duration = AgentProcess.helloTimeout
     ) {
+        self.agentName = agentName ?? app.description
+        self.helloTimeout = helloTimeout
         self.profile = profile
         self.profilePath = profilePath
         self.seed = seed
@@ -71,7 +80,11 @@ public enum HarnessRunner {
         let metadata = RunMetadata(
             profile: options.profile.name, profilePath: options.profilePath, seed: options.seed,
             startedAt: collector.epochWallClock, durationSeconds: (ContinuousClock.now - started).seconds,
-            versions: RunEnvironment.versions, machine: RunEnvironment.machine)
+            versions: RunEnvironment.versions(libuv: LibUVInfo.version), machine: RunEnvironment.machine, agent: options.agentName,
+            app: collector.entries.lazy.compactMap { entry -> String? in
+                if case .harness(.helloAnswered(let app, _)) = entry.event { return app }
+                return nil
+            }.first)
         let trace = collector.entries.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
         return HarnessRun(report: RunReport(run: metadata, scenarios: results), trace: trace)
     }
@@ -111,10 +124,11 @@ struct ScenarioRun {
         defer { try? FileManager.default.removeItem(atPath: storage) }
         let origin = OriginCatalogView(store: network.origin.store)
         let packages = PackageWatch(collector: collector, origin: origin)
-        let launcher = AgentLauncher(app: options.app, storage: storage, packages: packages)
+        let launcher = AgentLauncher(
+            app: options.app, storage: storage, helloTimeout: options.helloTimeout, packages: packages)
         let context = ScenarioContext(
             collector: collector, network: network, launcher: launcher, packages: packages, seed: seed,
-            profile: options.profile)
+            profile: options.profile, needs: scenario.needs)
         let relay = Task {
             for await path in network.conditioner.pathUpdates { await context.pathPublished(path) }
         }
@@ -136,6 +150,12 @@ struct ScenarioRun {
         var metrics = ScenarioMetrics.measure(trace)
         let peak = await context.peakRSSBytes
         metrics.agentPeakRSSBytes = peak > 0 ? peak : nil
+        if let missing = outcome.unsupported {
+            // Not played: no verdict, no precondition; reported unsupported, never passed.
+            return ScenarioResult(
+                name: scenario.name, summary: scenario.summary, verdicts: [], metrics: ScenarioMetrics(),
+                startNanoseconds: start, endNanoseconds: collector.now, unsupported: missing)
+        }
         return ScenarioResult(
             name: scenario.name, summary: scenario.summary, verdicts: verdicts(trace, bounds), metrics: metrics,
             startNanoseconds: start, endNanoseconds: collector.now, error: outcome.error,
@@ -170,6 +190,8 @@ struct ScenarioRun {
     private struct Outcome {
         var error: String?
         var timedOut = false
+        /// The capabilities the app lacks, when the scenario could not be played.
+        var unsupported: [String]?
     }
 
     /// Runs the script, reporting progress, and stops it at the time limit.
@@ -187,7 +209,10 @@ struct ScenarioRun {
                     return Outcome()
                 } catch is CancellationError {
                     return nil
+                } catch ScenarioError.unsupported(let missing) {
+                    return Outcome(unsupported: missing)
                 } catch {
+                    if "\(error)".hasPrefix("protocol error:") { collector.harness(.note("\(error)")) }
                     return Outcome(error: "\(error)")
                 }
             }

@@ -25,15 +25,19 @@ public struct Scenario: Sendable {
     /// What the script must have made happen for its verdicts to mean anything; each
     /// one not met fails the scenario, saying why.
     public var preconditions: [Precondition]
+    /// The capabilities the app must declare in its hello for the scenario to be played;
+    /// against an app that lacks one, the scenario is reported `unsupported: <capability>`.
+    public var needs: [Capability]
     /// The script; throws `ScenarioError` when a trigger never comes.
     public var script: @Sendable (ScenarioContext) async throws -> Void
 
     /// Creates a scenario.
     public init(
-        name: String, summary: String, asserts: [String], focus: InterfaceKind = .wifi, targetSeconds: Double = 8,
-        playsProfile: Bool = false, minimumCrashRestarts: Int = 0, preconditions: [Precondition] = [],
-        script: @escaping @Sendable (ScenarioContext) async throws -> Void
+        name: String, summary: String, asserts: [String], needs: [Capability] = [], focus: InterfaceKind = .wifi,
+        targetSeconds: Double = 8, playsProfile: Bool = false, minimumCrashRestarts: Int = 0,
+        preconditions: [Precondition] = [], script: @escaping @Sendable (ScenarioContext) async throws -> Void
     ) {
+        self.needs = needs
         self.preconditions = preconditions
         self.playsProfile = playsProfile
         self.minimumCrashRestarts = minimumCrashRestarts
@@ -69,13 +73,15 @@ public struct AppCommandLine: Sendable, Hashable {
 struct AgentLauncher: Sendable {
     var app: AppCommandLine
     var storage: String
+    var helloTimeout: Duration = AgentProcess.helloTimeout
     /// Sees every event before the collector does (it reads packages the app finished).
     var packages: PackageWatch?
 
     func launch(after termination: RelaunchKind, collector: TraceCollector) async throws -> AgentProcess {
         let packages = packages
         return try await AgentProcess.launch(
-            executable: app.executable, arguments: app.arguments, storage: storage, after: termination
+            executable: app.executable, arguments: app.arguments, storage: storage, after: termination,
+            helloTimeout: helloTimeout
         ) { t, event in
             packages?.observe(event)
             collector.agent(event, at: t)

@@ -31,12 +31,15 @@ public actor ScenarioContext {
 
     /// The profile the scenario runs under.
     public let profile: Profile
+    /// The capabilities the scenario needs the app to declare (`Scenario.needs`).
+    let needs: [Capability]
 
     init(
         collector: TraceCollector, network: ScenarioNetwork, launcher: AgentLauncher, packages: PackageWatch, seed: UInt64,
-        profile: Profile
+        profile: Profile, needs: [Capability] = []
     ) {
         self.profile = profile
+        self.needs = needs
         self.collector = collector
         self.network = network
         self.launcher = launcher
@@ -49,6 +52,8 @@ public actor ScenarioContext {
     /// Launches the app (the agent process), telling it how the previous one ended,
     /// and hands it the current path and lifecycle: the one it had, or `inForeground`
     /// (a user opening the app after a reboot brings it to the foreground).
+    /// - Throws: `ScenarioError.unsupported` when its hello lacks a capability the
+    ///   scenario needs (the app is shut down first), or the launch's `AgentProcessError`.
     public func launch(after termination: RelaunchKind = .clean, inForeground: Bool? = nil) async throws {
         if agent != nil { await kill(reason: "relaunch") }
         collector.agentRelaunched()
@@ -61,6 +66,12 @@ public actor ScenarioContext {
         if let hello = process.hello {
             collector.harness(.helloAnswered(
                 app: hello.app, capabilities: hello.capabilities.map(\.rawValue).sorted() + hello.otherCapabilities))
+            let missing = needs.filter { !hello.capabilities.contains($0) }.map(\.rawValue)
+            if !missing.isEmpty {
+                collector.harness(.note("unsupported: the app does not declare \(missing.joined(separator: ", "))"))
+                await shutdown()
+                throw ScenarioError.unsupported(missing)
+            }
         }
         if let inForeground, inForeground != foreground { recordLifecycle(inForeground) }
         try await send(.setPath(path))
@@ -233,6 +244,7 @@ public actor ScenarioContext {
     ) async throws {
         let deadline = ContinuousClock.now + timeout
         while !condition(collector.live) || packages.isBusy {
+            if let violation = agent?.protocolViolation { throw ScenarioError.protocolBroken(violation.description) }
             if let agent, !agent.isRunning {
                 throw ScenarioError.agentDied(
                     "while waiting for \(what)", status: agent.exitStatus, stderr: agent.stderrPath)
@@ -275,20 +287,4 @@ public actor ScenarioContext {
 /// A user action on a download.
 public enum UserAction: String, Sendable {
     case pause, resume, cancel, delete
-}
-
-/// Why a scenario's script stopped.
-public enum ScenarioError: Error, Sendable, CustomStringConvertible {
-    case timedOut(String)
-    case agentDied(String, status: Int32?, stderr: String)
-    case script(String)
-
-    public var description: String {
-        switch self {
-        case .timedOut(let what): "timed out waiting for \(what)"
-        case let .agentDied(when, status, stderr):
-            "the agent process exited (status \(status.map(String.init) ?? "unknown")) \(when); its stderr is in \(stderr)"
-        case .script(let why): why
-        }
-    }
 }

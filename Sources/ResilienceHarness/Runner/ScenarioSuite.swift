@@ -29,7 +29,7 @@ public enum ScenarioSuite {
             + "with no path update); the download must suspend for the network, never fail, resume and complete byte-exact.",
         // Integrity is judged whenever a download completed; not asserted here, so that an
         // app that fails instead of suspending is reported for exactly that.
-        asserts: ["auto-suspend-on-disconnect", "bounded-retries"],
+        asserts: ["auto-suspend-on-disconnect", "bounded-retries"], needs: [.licenses, .inspect],
         preconditions: DownMode.allCases.map(ScenarioPreconditions.outageHitATransfer)
     ) { s in
         await s.setInterface(.wifi, up: true)
@@ -55,7 +55,7 @@ public enum ScenarioSuite {
         name: "cellular-policy",
         summary: "WiFi goes away with cellular up: the download requested while cellular was not allowed moves no "
             + "byte over cellular and waits; the one requested after the user allowed cellular continues over it.",
-        asserts: ["cellular-policy", "integrity"],
+        asserts: ["cellular-policy", "integrity"], needs: [.cellularSetting, .inspect],
         preconditions: [ScenarioPreconditions.cellularOnlyDuringDownloads]
     ) { s in
         await s.setInterface(.wifi, up: true)
@@ -90,7 +90,8 @@ public enum ScenarioSuite {
             + "crashed or was killed for memory: every download completes byte-exact with no stored segment fetched "
             + "again and every partial segment resumed by Range; after a force-quit, and after a reboot while "
             + "suspended in the background, the interrupted download is reported failed at once.",
-        asserts: ["crash-recovery", "integrity", "cancel-delete-clean"], minimumCrashRestarts: 3,
+        asserts: ["crash-recovery", "integrity", "cancel-delete-clean"],
+        needs: [.crashRecovery, .relaunchAfterForceQuit, .licenses, .cancelAndDelete, .inspect], minimumCrashRestarts: 3,
         preconditions: [
             ScenarioPreconditions.killsWithBytesInFlight(3), ScenarioPreconditions.relaunchInterrupting(.userForceQuit),
             ScenarioPreconditions.relaunchInterrupting(.rebootWhileSuspended),
@@ -154,7 +155,7 @@ public enum ScenarioSuite {
             + "for each must have reached the app (its response ended, in the origin's log) before the background and "
             + "before its first encrypted segment started, no license request may reach the server in the background, "
             + "and the app may claim licenseAcquired only after its license arrived.",
-        asserts: ["license-before-background", "integrity"],
+        asserts: ["license-before-background", "integrity"], needs: [.licenses, .inspect],
         preconditions: [ScenarioPreconditions.licenseExchangeBeforeBackground]
     ) { s in
         // Slow enough that an app which does not wait for its license shows it: its first
@@ -182,6 +183,7 @@ public enum ScenarioSuite {
             + "finished package is opened with every interface down (it must play), and a 12 s rental is opened "
             + "after it expired (it must refuse to play).",
         asserts: ["pause-holds", "cancel-delete-clean", "offline-playback", "expired-rental-refuses-playback", "integrity"],
+        needs: [.pause, .cancelAndDelete, .licenses, .rentals, .inspect],
         preconditions: [
             ScenarioPreconditions.pauseDuringATransfer, ScenarioPreconditions.cancelOfAnIncompleteDownload,
             ScenarioPreconditions.offlineInspection, ScenarioPreconditions.inspectionAfterARentalExpired,
@@ -231,7 +233,7 @@ extension ScenarioSuite {
         summary: "The profile's own timeline plays (up to 3 minutes) under two long downloads, one not allowed "
             + "cellular and one allowed it: every property is judged over whatever the profile does; a download still "
             + "waiting for an allowed interface when the window closes is cancelled by the user.",
-        asserts: [], targetSeconds: 100, playsProfile: true
+        asserts: [], needs: [.cellularSetting, .cancelAndDelete, .inspect], targetSeconds: 100, playsProfile: true
     ) { s in
         let window = ContinuousClock.now + min(s.profile.duration, .seconds(180))
         try await s.launch()

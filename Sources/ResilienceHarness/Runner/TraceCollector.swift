@@ -74,11 +74,7 @@ public final class TraceCollector: EventSink, Sendable {
     /// the interface by `interfaces` (a conditioner listener's `"host:port"` → kind)
     /// when the origin could only name it by address.
     public func absorb(origin records: [OriginRequestRecord], interfaces: [String: InterfaceKind]) {
-        let entries = records.map { record in
-            var record = record
-            if let name = record.interface, let kind = interfaces[name] { record.interface = kind.rawValue }
-            return TraceEntry(t: relative(record.startedAtNanoseconds + record.durationNanoseconds), .origin(record))
-        }
+        let entries = records.map { TraceEntry.origin($0, epoch: epoch, interfaces: interfaces) }
         state.withLock { $0.entries += entries }
     }
 
@@ -103,7 +99,7 @@ public final class TraceCollector: EventSink, Sendable {
     }
 
     private func relative(_ monotonic: UInt64) -> UInt64 {
-        monotonic >= epoch ? monotonic - epoch : 0
+        TraceEntry.relative(monotonic, to: epoch)
     }
 }
 

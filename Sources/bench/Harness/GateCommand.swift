@@ -15,7 +15,9 @@ struct GateCommand: AsyncParsableCommand {
             regressed. With --scenario, only the scenarios run are compared (the baseline's others are \
             listed, not failed). --update-baseline rewrites the file from this run (keeping each metric's \
             tolerance) instead of gating on it, and refuses (exit 1, file unchanged) when a property failed \
-            or a scenario erred.
+            or a scenario erred. A baseline made with another agent (--agent) is refused (exit 2) before \
+            anything runs. A scenario the app lacks a capability for is reported unsupported and neither \
+            passes nor fails the gate (unless no scenario was played).
             Exit status: 0 when the gate passes, 1 when it fails, 2 for bad input.
             Example: swift run bench gate --baseline Reports/baseline.json
             """
@@ -42,8 +44,11 @@ struct GateCommand: AsyncParsableCommand {
         }
         let suite = SuiteRun(
             profilePath: profile, scenarioNames: options.scenarios, seed: options.seed, timeLimitSeconds: options.timeLimit,
-            misbehavior: nil,
+            misbehavior: nil, agentCommand: options.agent,
             progressOnStandardError: false)
+        if !updateBaseline, let refusal = current.agentRefusal(for: suite.agentName, path: baseline) {
+            exitBadInput(refusal)
+        }
         let run: HarnessRun
         do { run = try await suite.run() } catch { exitBadInput(error.description) }
         let comparison = GateComparison(
@@ -64,6 +69,8 @@ struct GateCommand: AsyncParsableCommand {
         }
         for line in comparison.lines(baselinePath: baseline) { print(line) }
         print("report: \(files.reportHTML.path)")
-        if !comparison.passed { throw ExitCode(1) }
+        let played = run.report.scenarios.contains { $0.unsupported == nil }
+        if !played { print("gate: fails: no scenario was played (every one needs a capability the app does not declare)") }
+        if !comparison.passed || !played { throw ExitCode(1) }
     }
 }

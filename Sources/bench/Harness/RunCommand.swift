@@ -14,7 +14,12 @@ struct RunCommand: AsyncParsableCommand {
             launches the download engine in a child process (`bench agent`), and runs each scenario: the \
             harness plays the network, the app lifecycle, crashes and the user, then judges every property \
             over the recorded trace. Writes report.json, report.html, junit.xml and trace.jsonl.
-            Exit status: 0 when every property holds, 1 when one fails, 2 for bad input.
+            A scenario that needs a capability the app's hello does not declare is not played and is \
+            reported "unsupported: <capability>" (never passed); it does not change the exit status, \
+            unless no scenario at all was played. An app that breaks the protocol (docs/app-protocol.md) \
+            ends its scenario with a "protocol error: …" and fails the run.
+            Exit status: 0 when every property of every scenario played holds, 1 when one fails (or a \
+            scenario erred, or none was played), 2 for bad input.
             Example: swift run bench --profile Profiles/subway-commute.yaml
             """
     )
@@ -38,7 +43,7 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let suite = SuiteRun(
             profilePath: profile, scenarioNames: options.scenarios, seed: options.seed, timeLimitSeconds: options.timeLimit,
-            misbehavior: misbehave, progressOnStandardError: json)
+            misbehavior: misbehave, agentCommand: options.agent, progressOnStandardError: json)
         let result: HarnessRun
         do { result = try await suite.run() } catch { exitBadInput(error.description) }
         let (comparison, note) = compare(result.report)
@@ -90,4 +95,10 @@ struct SuiteOptions: ParsableArguments {
 
     @Option(name: .customLong("time-limit"), help: "Seconds one scenario may take before it is stopped and failed.")
     var timeLimit: Double = 240
+
+    @Option(help: ArgumentHelp(
+        "The app under test, as one shell-quoted command line (default: Deadzone's own engine, `bench agent`).",
+        discussion: "Any executable that speaks the app protocol (docs/app-protocol.md) on stdin/stdout, e.g. --agent 'python3 examples/agents/python/agent.py'. It is started again after every kill.",
+        valueName: "command"))
+    var agent: String?
 }

@@ -13,6 +13,7 @@ struct ScenariosCommand: ParsableCommand {
             print(scenario.name)
             print("  " + scenario.summary)
             print("  asserts: " + scenario.asserts.joined(separator: ", "))
+            print("  needs: " + scenario.needs.map(\.rawValue).joined(separator: ", "))
         }
         print("\nEvery scenario is also judged on every other property (not applicable when it does not arise):")
         for property in Properties.all {

@@ -13,6 +13,8 @@ struct SuiteRun {
     var seed: UInt64?
     var timeLimitSeconds: Double
     var misbehavior: String?
+    /// `--agent`: the app under test as one command line; nil for `bench agent`.
+    var agentCommand: String? = nil
     var progressOnStandardError: Bool
 
     /// Bad input: exit 2 with a message that says what to do.
@@ -54,16 +56,35 @@ struct SuiteRun {
         guard timeLimitSeconds > 0 else { throw BadInput(description: "--time-limit must be a positive number of seconds") }
         let seed = seed ?? profile.seed
         let stallTimeout = Duration.seconds(4)
-        let agent = AgentOptions(stallTimeout: stallTimeout, seed: seed, misbehavior: agentMisbehavior)
+        let app = try appCommandLine(
+            deadzone: AgentOptions(stallTimeout: stallTimeout, seed: seed, misbehavior: agentMisbehavior))
         let options = HarnessOptions(
             profile: profile, profilePath: profilePath, seed: seed,
             timeLimit: .milliseconds(Int64(timeLimitSeconds * 1000)),
-            app: AppCommandLine(executable: Self.executablePath(), arguments: agent.benchArguments),
-            stallTimeout: stallTimeout)
+            app: app,
+            stallTimeout: stallTimeout, agentName: agentName)
         let printer = ProgressPrinter(toStandardError: progressOnStandardError)
         let output = DescriptorWriter(descriptor: progressOnStandardError ? 2 : 1)
         output.write("Deadzone \(DeadzoneVersion.current): \(scenarios.count) scenario\(scenarios.count == 1 ? "" : "s") under \(profile.name) (seed \(options.seed))\n")
         return await HarnessRunner.run(scenarios, options: options) { printer.handle($0) }
+    }
+
+    /// How reports and baselines name the app under test: `deadzone`, `deadzone
+    /// --misbehave NAME`, or the `--agent` command line as given.
+    var agentName: String {
+        if let agentCommand { return agentCommand }
+        return misbehavior.map { "deadzone --misbehave \($0)" } ?? "deadzone"
+    }
+
+    /// The app under test: `--agent`'s command line, else Deadzone's engine (`bench agent`).
+    private func appCommandLine(deadzone: AgentOptions) throws(BadInput) -> AppCommandLine {
+        guard let agentCommand else {
+            return AppCommandLine(executable: Self.executablePath(), arguments: deadzone.benchArguments)
+        }
+        if misbehavior != nil {
+            throw BadInput(description: "--misbehave runs Deadzone's own engine and cannot be combined with --agent")
+        }
+        do { return try AppCommandLine(parsing: agentCommand) } catch { throw BadInput(description: error.description) }
     }
 
     /// Writes report.json, report.html, junit.xml and trace.jsonl into `directory`.

@@ -7,6 +7,9 @@ enum SummaryTable {
     static func outcome(_ result: ScenarioResult) -> String {
         let seconds = Double(result.endNanoseconds - result.startNanoseconds) / 1e9
         let time = String(format: "%.1f s", seconds)
+        if let text = result.unsupportedText {
+            return "UNSUPPORTED  \(text): the app's hello does not declare it; not played, not passed (\(time))"
+        }
         if let error = result.error {
             return "FAIL  \(error) (\(time))"
         }
@@ -32,10 +35,10 @@ enum SummaryTable {
             let metrics = result.metrics
             rows.append([
                 result.name,
-                result.passed ? "pass" : "FAIL",
-                result.error != nil ? "(scenario error)"
+                result.unsupported != nil ? "unsupported" : result.passed ? "pass" : "FAIL",
+                result.unsupportedText.map { "(\($0))" } ?? (result.error != nil ? "(scenario error)"
                     : result.preconditions.contains { !$0.met } ? "(precondition not met)"
-                    : result.verdicts.filter(\.failed).map(\.property).joined(separator: ","),
+                    : result.verdicts.filter(\.failed).map(\.property).joined(separator: ",")),
                 metrics.timeToCompleteSeconds.map { String(format: "%.1f s", $0) } ?? "-",
                 metrics.goodputBitsPerSecond.map { String(format: "%.2f Mbit/s", $0 / 1e6) } ?? "-",
                 metrics.wastedBytes.map { String(format: "%.1f KiB", Double($0) / 1024) } ?? "-",
@@ -46,6 +49,17 @@ enum SummaryTable {
         return rows.map { row in
             row.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
                 .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
-        }.joined(separator: "\n")
+        }.joined(separator: "\n") + unsupportedNote(report)
+    }
+
+    /// A line naming the scenarios not played, and why the run's status ignores them (or not).
+    static func unsupportedNote(_ report: RunReport) -> String {
+        let unsupported = report.unsupportedScenarios
+        guard !unsupported.isEmpty else { return "" }
+        let names = unsupported.map { "\($0.name) (\(($0.unsupported ?? []).joined(separator: ", ")))" }
+        let verdict = unsupported.count == report.scenarios.count
+            ? "no scenario was played, so the run fails"
+            : "they neither pass nor fail the run"
+        return "\n\n\(unsupported.count) unsupported, not played: \(names.joined(separator: ", ")); \(verdict)"
     }
 }

@@ -1,0 +1,139 @@
+import Foundation
+
+/// Everything one `bench` run produced, as `report.json` keeps it (schema in
+/// `docs/report-schema.md`; bump `schemaVersion` on any incompatible change).
+public struct RunReport: Sendable, Hashable, Codable {
+    /// The version of this format.
+    public static let currentSchemaVersion = 1
+
+    public var schemaVersion: Int
+    public var run: RunMetadata
+    public var scenarios: [ScenarioResult]
+
+    /// Creates a report in the current schema version.
+    public init(run: RunMetadata, scenarios: [ScenarioResult]) {
+        schemaVersion = Self.currentSchemaVersion
+        self.run = run
+        self.scenarios = scenarios
+    }
+
+    /// Whether every verdict of every scenario played holds (not-applicable ones count as
+    /// holding) and at least one scenario was played: an unsupported scenario neither
+    /// passes nor fails the run, but a run with nothing but unsupported ones fails.
+    public var passed: Bool {
+        scenarios.allSatisfy { $0.passed || $0.unsupported != nil } && scenarios.contains { $0.unsupported == nil }
+    }
+
+    /// The scenarios not played because the app lacks a capability they need.
+    public var unsupportedScenarios: [ScenarioResult] { scenarios.filter { $0.unsupported != nil } }
+}
+
+/// Where and how a run ran.
+public struct RunMetadata: Sendable, Hashable, Codable {
+    /// The profile's name and the path it was read from.
+    public var profile: String
+    public var profilePath: String
+    public var seed: UInt64
+    /// When the run started (wall clock, for people) and how long it took.
+    public var startedAt: Date
+    public var durationSeconds: Double
+    /// Deadzone's version, the Swift compiler's, and the libuv the conditioner linked.
+    public var versions: [String: String]
+    /// Host facts: OS, kernel, CPUs, memory.
+    public var machine: [String: String]
+    /// The app under test as the run named it (`deadzone`, `deadzone --misbehave X`, or
+    /// the `--agent` command line); nil in a report written before it was recorded.
+    public var agent: String?
+    /// The app's name and version from its hello (`deadzone 0.5.0`), when it answered one.
+    public var app: String?
+
+    /// Creates metadata.
+    public init(
+        profile: String, profilePath: String, seed: UInt64, startedAt: Date, durationSeconds: Double,
+        versions: [String: String], machine: [String: String], agent: String? = nil, app: String? = nil
+    ) {
+        self.agent = agent
+        self.app = app
+        self.profile = profile
+        self.profilePath = profilePath
+        self.seed = seed
+        self.startedAt = startedAt
+        self.durationSeconds = durationSeconds
+        self.versions = versions
+        self.machine = machine
+    }
+}
+
+/// One scenario's outcome: its verdicts, its metrics, and the trace window it covers.
+public struct ScenarioResult: Sendable, Hashable, Codable {
+    /// Stable name, e.g. `auto-suspend-on-disconnect`.
+    public var name: String
+    /// One sentence: what the scenario does and asserts.
+    public var summary: String
+    public var verdicts: [Verdict]
+    public var metrics: ScenarioMetrics
+    /// The scenario's span in the run's trace (nanoseconds since the run's epoch).
+    public var startNanoseconds: UInt64
+    public var endNanoseconds: UInt64
+    /// Set when the scenario could not run to its end (a harness error, the time
+    /// limit); its verdicts then say what was established before.
+    public var error: String?
+    /// What the scenario had to make happen, and whether it did (empty for a scenario
+    /// with none, e.g. one that plays the profile's own timeline).
+    public var preconditions: [PreconditionResult]
+    /// The capabilities the scenario needs that the app did not declare in its hello: the
+    /// scenario was not played (no verdicts) and is reported `unsupported: <capability>`,
+    /// never passed. nil when it was played.
+    public var unsupported: [String]?
+
+    /// Creates a result.
+    public init(
+        name: String, summary: String, verdicts: [Verdict], metrics: ScenarioMetrics, startNanoseconds: UInt64,
+        endNanoseconds: UInt64, error: String? = nil, preconditions: [PreconditionResult] = [],
+        unsupported: [String]? = nil
+    ) {
+        self.unsupported = unsupported
+        self.preconditions = preconditions
+        self.name = name
+        self.summary = summary
+        self.verdicts = verdicts
+        self.metrics = metrics
+        self.startNanoseconds = startNanoseconds
+        self.endNanoseconds = endNanoseconds
+        self.error = error
+    }
+
+    /// The scenario was played, no verdict failed, every precondition was met and it
+    /// ran to its end. An unsupported scenario never passed.
+    public var passed: Bool {
+        unsupported == nil && error == nil && !verdicts.contains(where: \.failed) && preconditions.allSatisfy(\.met)
+    }
+
+    /// `unsupported: licenses, pause` for a scenario not played; nil for one played.
+    public var unsupportedText: String? {
+        unsupported.map { "unsupported: " + $0.joined(separator: ", ") }
+    }
+
+    /// The properties this run of the scenario exercised: those whose verdict applied.
+    public var exercisedProperties: [String] {
+        verdicts.filter { $0.outcome != .notApplicable }.map(\.property)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, summary, verdicts, metrics, startNanoseconds, endNanoseconds, error, preconditions, unsupported
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        summary = try c.decode(String.self, forKey: .summary)
+        verdicts = try c.decode([Verdict].self, forKey: .verdicts)
+        metrics = try c.decode(ScenarioMetrics.self, forKey: .metrics)
+        startNanoseconds = try c.decode(UInt64.self, forKey: .startNanoseconds)
+        endNanoseconds = try c.decode(UInt64.self, forKey: .endNanoseconds)
+        error = try c.decodeIfPresent(String.self, forKey: .error)
+        // Reports written before preconditions existed have none.
+        preconditions = try c.decodeIfPresent([PreconditionResult].self, forKey: .preconditions) ?? []
+        unsupported = try c.decodeIfPresent([String].self, forKey: .unsupported)
+    }
+}

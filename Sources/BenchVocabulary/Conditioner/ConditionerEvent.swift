@@ -1,0 +1,55 @@
+import BenchCore
+
+/// Something that happened in the link conditioner, with the instant it happened.
+///
+/// Events are facts, named as such. They are produced on the loop thread and
+/// handed to an `EventSink`; `JSONLinesEventWriter` writes one per line.
+public struct ConditionerEvent: Codable, Equatable, Sendable {
+    /// Nanoseconds since the conditioner's epoch (monotonic).
+    public var time: UInt64
+    public var kind: Kind
+
+    public init(time: UInt64, kind: Kind) {
+        self.time = time
+        self.kind = kind
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case time = "t"
+        case kind = "event"
+    }
+
+    public enum Kind: Equatable, Sendable {
+        /// A listener is ready; `endpoint` is what clients connect to.
+        case listening(interface: InterfaceKind, endpoint: String)
+        case connectionAccepted(connection: ConnectionID, interface: InterfaceKind, peer: String)
+        /// A new connection to a down (reset or refuse) interface was accepted and closed
+        /// at once with RST, with `ConditionerConfiguration.countsRefusals` on (without it
+        /// the kernel refuses and nothing is seen). It gets no connection id.
+        case connectionRefused(interface: InterfaceKind, peer: String)
+        case upstreamConnected(connection: ConnectionID, interface: InterfaceKind, connectMilliseconds: Double)
+        case upstreamFailed(connection: ConnectionID, interface: InterfaceKind, error: String)
+        /// Periodic and final: `bytes` since the previous report, `total` since the start.
+        case bytesForwarded(connection: ConnectionID, interface: InterfaceKind, direction: Direction, bytes: Int, total: Int)
+        /// Bytes were waiting but none moved for the stall threshold.
+        case stalled(connection: ConnectionID, interface: InterfaceKind, direction: Direction, pendingBytes: Int)
+        /// Bytes move again after a stall.
+        case flowResumed(connection: ConnectionID, interface: InterfaceKind, direction: Direction, stalledMilliseconds: Double)
+        /// The loss model lost an MTU: the stream is held for a retransmission timeout.
+        case packetLost(connection: ConnectionID, interface: InterfaceKind, direction: Direction, bytes: Int, heldMilliseconds: Double)
+        case connectionReset(connection: ConnectionID, interface: InterfaceKind, reason: String)
+        case connectionClosed(connection: ConnectionID, interface: InterfaceKind, reason: String, stats: ConnectionStats)
+        case interfaceUp(interface: InterfaceKind)
+        case interfaceDown(interface: InterfaceKind, mode: DownMode)
+        case linkChanged(interface: InterfaceKind, summary: String)
+        /// A listener could not be bound or listen again (e.g. the port was taken while it was refusing).
+        case listenerFailed(interface: InterfaceKind, error: String)
+        /// The real path changed (what the OS would see).
+        case pathChanged(path: NetworkPath)
+        /// The path was published to the app (possibly late, per profile).
+        case pathPublished(path: NetworkPath)
+        case phaseApplied(index: Int, label: String?, at: Double)
+        case timelineFinished
+        case stopped
+    }
+}

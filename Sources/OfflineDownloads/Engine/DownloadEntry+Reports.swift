@@ -1,0 +1,136 @@
+import BenchCore
+import Foundation
+
+/// What a transfer's report asks of the manager, decided by `DownloadEntry.take` from
+/// the report and the download's own facts alone (no I/O, no clock). The manager
+/// performs it (`DownloadManager.take(_:)`).
+enum ReportStep: Sendable, Hashable {
+    /// The report is not this download's business any more: the transfer was stopped
+    /// (its id is no longer the download's) or the download left `downloading`.
+    case ignored
+    /// Counts and progress are updated: tell `events` in order, then save the record
+    /// when `save` (the plan's figures changed).
+    case recorded(events: [EngineEvent], save: Bool)
+    /// Every segment is stored: write the complete package from `plan`, then feed
+    /// `completed` (or a storage failure when the package cannot be written).
+    case writePackage(DownloadPlan)
+    /// The transfer was canceled: nothing to feed, whoever canceled it decides.
+    case canceled
+    /// The disk is short of space: every download waits until the cushion is free.
+    case storageShort(TransferFailure)
+    /// Feed `input` to the state machine.
+    case feed(TransferInput)
+}
+
+/// A state-machine input that a transfer's last report stands for.
+enum TransferInput: Sendable, Hashable {
+    case completed
+    /// Suspend for the network and retry (`DownloadEntry.nextRetryKind` says how it counts).
+    case stalled
+    case permanentFailure(DownloadFailure)
+
+    /// Feeds this input to `machine`.
+    func apply(to machine: inout DownloadStateMachine) throws(IllegalTransition) -> [DownloadAction] {
+        switch self {
+        case .completed: try machine.completed()
+        case .stalled: try machine.stalled()
+        case .permanentFailure(let failure): try machine.permanentFailure(failure)
+        }
+    }
+}
+
+extension DownloadEntry {
+    /// Takes one report of transfer `transferID`: the one place where a transfer's report
+    /// becomes what the download records and the input its state machine is fed.
+    ///
+    /// `.planned` and `.segmentStored` say what is on disk, so they count from a stopped
+    /// transfer too (its last segments are stored all the same). `.finished` and
+    /// `.failed` decide the download's state, so only the current transfer's counts
+    /// (`isCurrent`), and only its first: taking it ends the transfer (`transfer` nil,
+    /// a new `transferID`), after which nothing it sends decides anything.
+    mutating func take(_ report: TransferReport, from transferID: Int) -> ReportStep {
+        switch report {
+        case .planned(let planned):
+            record.selection = planned.selection
+            record.bytesExpected = planned.bytesExpected
+            record.bytesDownloaded = planned.bytesStored
+            segmentCount = planned.segmentCount
+            completedSegments = planned.completedSegments
+            return .recorded(events: [], save: true)
+        case .segmentStored(let segment):
+            return .recorded(events: stored(segment), save: false)
+        case .finished(let plan):
+            guard endTransfer(transferID) else { return .ignored }
+            return .writePackage(plan)
+        case .failed(let failure):
+            guard endTransfer(transferID) else { return .ignored }
+            return failed(failure)
+        }
+    }
+
+    /// Whether `transferID` is the transfer running now: not stopped (a stop changes
+    /// `transferID`) and the download still `downloading`.
+    func isCurrent(_ transferID: Int) -> Bool {
+        self.transferID == transferID && machine.state == .downloading
+    }
+
+    /// Ends the current transfer `transferID`; false when it is not the current one.
+    private mutating func endTransfer(_ transferID: Int) -> Bool {
+        guard isCurrent(transferID) else { return false }
+        transfer = nil
+        self.transferID += 1
+        return true
+    }
+
+    /// One segment is committed and recorded. Bytes flowing reset the retry count, as
+    /// in Media3, except while the transfer drains after a failure (`draining`): the
+    /// segments already under way finishing says nothing of the failure's cause. The
+    /// stream's progress never goes back.
+    private mutating func stored(_ segment: StoredSegment) -> [EngineEvent] {
+        if !segment.draining { retry.bytesFlowed() }
+        completedSegments += 1
+        record.bytesDownloaded += segment.bytes
+        var events: [EngineEvent] = [
+            .segmentStored(token, stream: segment.stream, index: segment.index, bytes: segment.bytes, uri: segment.uri)
+        ]
+        if segment.streamFraction > progress[segment.stream] ?? 0 {
+            progress[segment.stream] = segment.streamFraction
+            events.append(.progress(token, selection: segment.stream, fraction: segment.streamFraction))
+        }
+        return events
+    }
+
+    /// The transfer stopped on `failure`: suspend (network), retry (server), suspend
+    /// (storage) or fail (permanent), as the failure says.
+    private mutating func failed(_ failure: TransferFailure) -> ReportStep {
+        lastError = failure.description
+        switch failure {
+        case .transport(.canceled):
+            return .canceled
+        case .transport(.storage(_, noSpace: true)), .lowStorage:
+            return .storageShort(failure)
+        case .transport(.storage(let why, _)):
+            return .feed(.permanentFailure(.storage(why)))
+        case .transport(.status(let code, _)) where TransportError.status(code, retryAfter: nil).isPermanent:
+            return .feed(.permanentFailure(.httpStatus(code)))
+        case .transport(let error) where !error.isNetwork && error.isPermanent:
+            return .feed(.permanentFailure(.playlist("\(error)")))
+        case .transport(let error):
+            // Network or a passing server error: suspend for the network and retry;
+            // server errors count against the bounded attempts.
+            nextRetryKind = error.isNetwork ? .network : .other
+            return .feed(.stalled)
+        case .license:
+            // The license exchange the transfer waited for ended without the license
+            // for a passing reason (a refusal has failed the download already, which
+            // stopped this transfer): retried like a server error, against the bounded
+            // attempts.
+            nextRetryKind = .other
+            return .feed(.stalled)
+        case .playlist(let why):
+            return .feed(.permanentFailure(.playlist(why)))
+        case .index(let why):
+            return .feed(.permanentFailure(.storage(why)))
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import ArgumentParser
+import BenchCore
+import BenchReports
+import EngineAgent
+import Foundation
+import ResilienceHarness
+
+/// `bench matrix`: several engines × several profiles, one conformance page.
+struct MatrixCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "matrix",
+        abstract: "Run the scenarios for several engines under several profiles and write one conformance matrix.",
+        discussion: """
+            Each --agent is NAME='COMMAND ARGS…' (any executable that speaks docs/app-protocol.md) or a \
+            builtin: deadzone (Deadzone's engine), python (python3 examples/agents/python/agent.py), or a \
+            deliberately misbehaving variant of Deadzone's engine, as misbehave:NAME or NAME. Every engine \
+            runs every chosen scenario under every --profile; each run writes its own report directory \
+            (<out>/<engine>--<profile>/), and the matrix is written beside them: matrix.html (rows scenario × \
+            property, columns engine × profile, each cell linking to its run's report), matrix.json, junit.xml.
+            Exit status: 0 once the matrix is written (it reports, it does not gate), 2 for bad input.
+            Example: swift run bench matrix --agent deadzone --agent mine='python3 my_agent.py' --profile Profiles/flaky-wifi.yaml
+            """
+    )
+
+    @Option(name: .customLong("agent"), help: ArgumentHelp("An engine: NAME='COMMAND …' or a builtin name (repeatable).", valueName: "engine"))
+    var agents: [String] = []
+
+    @Option(name: .customLong("profile"), help: "A network profile (YAML) (repeatable; default Profiles/flaky-wifi.yaml).")
+    var profiles: [String] = []
+
+    @Option(name: .customLong("scenario"), help: "Run only this scenario (repeatable; see `bench scenarios`).")
+    var scenarios: [String] = []
+
+    @Option(help: "The matrix's directory (default: Reports/<timestamp>-matrix/).")
+    var out: String?
+
+    @Option(help: "Seed of the runs' random choices (default: each profile's seed).")
+    var seed: UInt64?
+
+    @Option(name: .customLong("time-limit"), help: "Seconds one scenario may take before it is stopped and failed.")
+    var timeLimit: Double = 240
+
+    /// The builtin engines' command lines, for a profile's seed.
+    static func builtin(_ name: String, seed: UInt64) -> AppCommandLine? {
+        let stall = Duration.seconds(4)
+        switch name {
+        case "deadzone":
+            return AppCommandLine(executable: SuiteRun.executablePath(), arguments: AgentOptions(stallTimeout: stall, seed: seed).benchArguments)
+        case "python":
+            return AppCommandLine(executable: "python3", arguments: ["examples/agents/python/agent.py"])
+        default:
+            let variant = name.hasPrefix("misbehave:") ? String(name.dropFirst("misbehave:".count)) : name
+            guard let misbehavior = AgentMisbehavior(rawValue: variant) else { return nil }
+            return AppCommandLine(
+                executable: SuiteRun.executablePath(),
+                arguments: AgentOptions(stallTimeout: stall, seed: seed, misbehavior: misbehavior).benchArguments)
+        }
+    }
+
+    func run() async throws {
+        guard !agents.isEmpty else { exitBadInput("give at least one --agent (e.g. --agent deadzone --agent mine='python3 my_agent.py')") }
+        guard timeLimit > 0 else { exitBadInput("--time-limit must be a positive number of seconds") }
+        let specs: [MatrixAgentSpec]
+        do { specs = try agents.map { text throws(MatrixAgentSpecError) in try MatrixAgentSpec(parsing: text) } } catch {
+            exitBadInput(error.description)
+        }
+        for spec in specs where spec.command == nil && Self.builtin(spec.name, seed: 0) == nil {
+            exitBadInput("unknown engine \"\(spec.name)\"; builtins: deadzone, python, "
+                + AgentMisbehavior.allCases.map(\.rawValue).joined(separator: ", ") + "; or NAME='COMMAND …'")
+        }
+        var entries: [MatrixEntry] = []
+        var chosen: [Scenario] = []
+        for path in profiles.isEmpty ? ["Profiles/flaky-wifi.yaml"] : profiles {
+            let suite = SuiteRun(
+                profilePath: path, scenarioNames: scenarios, seed: seed, timeLimitSeconds: timeLimit, misbehavior: nil,
+                progressOnStandardError: false)
+            let profile: Profile
+            do { profile = try suite.loadProfile(); chosen = try suite.scenarios() } catch { exitBadInput(error.description) }
+            for spec in specs {
+                let app = spec.command ?? Self.builtin(spec.name, seed: seed ?? profile.seed)!
+                entries.append(MatrixEntry(agent: spec.name, app: app, profile: profile, profilePath: path))
+            }
+        }
+        let directory = out ?? SuiteRun.defaultDirectory(profile: "matrix")
+        let printer = ProgressPrinter(toStandardError: false)
+        let output = DescriptorWriter(descriptor: 1)
+        let clock = ContinuousClock.now
+        let limit = Duration.milliseconds(Int64(timeLimit * 1000))
+        let matrix = try await MatrixRun.run(
+            entries, scenarios: chosen, into: URL(fileURLWithPath: directory),
+            options: { entry in
+                HarnessOptions(
+                    profile: entry.profile, profilePath: entry.profilePath, seed: seed ?? entry.profile.seed,
+                    timeLimit: limit, app: entry.app, agentName: entry.agent)
+            },
+            started: { entry, index in
+                output.write("== [\(index + 1)/\(entries.count)] \(entry.agent) under \(entry.profile.name): \(entry.app.description)\n")
+            },
+            progress: { printer.handle($0) })
+        print("")
+        for summary in matrix.summary {
+            let tally = MatrixOutcome.allCases.compactMap { outcome in summary.scenarios[outcome.rawValue].map { "\($0) \(outcome.rawValue)" } }
+            print("\(summary.agent) @ \(summary.profile): \(tally.joined(separator: ", "))"
+                + (summary.failedProperties.isEmpty ? "" : "; failed: " + summary.failedProperties.joined(separator: "; ")))
+        }
+        print(String(format: "\nmatrix: %@/%@ (%.0f s)", directory, MatrixHTML.fileName, (ContinuousClock.now - clock).seconds))
+    }
+}

@@ -1,0 +1,87 @@
+import BenchReports
+import Foundation
+import BenchResults
+import Testing
+
+/// The matrix built from fake runs: one cell per (scenario × property, engine ×
+/// profile), each outcome as the run found it, and the three files that show it.
+@Suite struct MatrixTests {
+    static func scenario(_ name: String, _ verdicts: [(String, Verdict.Outcome)], error: String? = nil,
+                         unsupported: [String]? = nil) -> ScenarioResult {
+        ScenarioResult(
+            name: name, summary: "s", verdicts: verdicts.map { Verdict(property: $0.0, outcome: $0.1, summary: "\($0.0) \($0.1.rawValue)") },
+            metrics: ScenarioMetrics(), startNanoseconds: 0, endNanoseconds: 1, error: error, unsupported: unsupported)
+    }
+
+    static func report(_ scenarios: [ScenarioResult], app: String) -> RunReport {
+        var report = SampleRun.report()
+        report.scenarios = scenarios
+        report.run.app = app
+        return report
+    }
+
+    /// deadzone passes both; a variant fails one property; a small engine lacks licenses
+    /// (unsupported) and broke the protocol in the other; a fourth could not start.
+    static func matrix() -> Matrix {
+        let good = report([
+            scenario("housekeeping", [("pause-holds", .passed), ("integrity", .passed)]),
+            scenario("license-before-background", [("license-before-background", .passed), ("integrity", .notApplicable)]),
+        ], app: "deadzone 0.5")
+        let variant = report([
+            scenario("housekeeping", [("pause-holds", .failed), ("integrity", .passed)]),
+            scenario("license-before-background", [("license-before-background", .passed), ("integrity", .notApplicable)]),
+        ], app: "deadzone 0.5")
+        let small = report([
+            scenario("housekeeping", [("pause-holds", .passed), ("integrity", .notApplicable)], error: "protocol error: line 6 <bad>"),
+            scenario("license-before-background", [], unsupported: ["licenses"]),
+        ], app: "mine 0.1")
+        return Matrix.build([
+            (MatrixColumn(agent: "deadzone", command: "bench agent", profile: "flaky-wifi", reportDirectory: "deadzone--flaky-wifi"), good),
+            (MatrixColumn(agent: "pause-ignored", command: "bench agent --misbehave x", profile: "flaky-wifi", reportDirectory: "v--f"), variant),
+            (MatrixColumn(agent: "mine", command: "python3 mine.py", profile: "flaky-wifi", reportDirectory: "mine--flaky-wifi"), small),
+            (MatrixColumn(agent: "broken", command: "nope", profile: "flaky-wifi", reportDirectory: "b--f", error: "no such file"), nil),
+        ])
+    }
+
+    @Test func everyCellIsWhatItsRunFound() throws {
+        let matrix = Self.matrix()
+        let table = matrix.rows.map { "\($0.scenario) \($0.property): " + $0.cells.map(\.outcome.rawValue).joined(separator: " ") }
+        #expect(table == [
+            "housekeeping (scenario): pass fail error not run",
+            "housekeeping pause-holds: pass fail error not run",
+            // A scenario that did not run to its end: what did not fail reads error, not n/a or pass.
+            "housekeeping integrity: pass pass error not run",
+            "license-before-background (scenario): pass pass unsupported not run",
+            "license-before-background license-before-background: pass pass unsupported not run",
+            "license-before-background integrity: n/a n/a unsupported not run",
+        ], "\(table.joined(separator: "\n"))")
+        let unsupported = matrix.rows[3].cells[2]
+        #expect(unsupported.detail == "unsupported: licenses" && unsupported.link == "mine--flaky-wifi/report.html#scenario-2")
+        #expect(matrix.rows[0].cells[3].detail == "no such file" && matrix.rows[0].cells[3].link == nil)
+        #expect(matrix.columns.map(\.app) == ["deadzone 0.5", "deadzone 0.5", "mine 0.1", nil])
+        let summary = matrix.summary
+        #expect(summary[1].failedProperties == ["housekeeping: pause-holds"] && summary[1].scenarios == ["fail": 1, "pass": 1])
+        #expect(summary[2].scenarios == ["error": 1, "unsupported": 1] && summary[0].failedProperties.isEmpty)
+    }
+
+    @Test func thePageJSONAndJUnitShowEveryCell() throws {
+        let matrix = Self.matrix()
+        let html = MatrixHTML.render(matrix)
+        let page = try ParsedElement.parse(Data(html.dropFirst("<!DOCTYPE html>\n".count).utf8))
+        let cells = page.elements("td").filter { ($0.attributes["class"] ?? "").hasPrefix("cell ") }
+        #expect(cells.count == 6 * 4)
+        #expect(cells.map { $0.attributes["class"]! }.filter { $0 == "cell unsupported" }.count == 3)
+        #expect(html.contains(#"<a href="mine--flaky-wifi/report.html#scenario-1" title="protocol error: line 6 &lt;bad&gt;">error</a>"#))
+        #expect(!html.contains("<script") && !html.contains("src=") && !html.contains(#"href="http"#), "not self-contained")
+
+        let json = try JSONSerialization.jsonObject(with: try MatrixFiles.encode(matrix)) as? [String: Any]
+        #expect((json?["rows"] as? [Any])?.count == 6 && (json?["summary"] as? [Any])?.count == 4)
+        #expect(json?["schemaVersion"] as? Int == 1)
+
+        let junit = try ParsedElement.parse(Data(MatrixJUnit.render(matrix).utf8))
+        let suites = junit.elements("testsuite")
+        #expect(suites.map { $0.attributes["name"] } == ["deadzone @ flaky-wifi", "pause-ignored @ flaky-wifi", "mine @ flaky-wifi", "broken @ flaky-wifi"])
+        #expect(suites[1].attributes["failures"] == "2" && suites[2].attributes["errors"] == "3")
+        #expect(suites[2].elements("skipped").compactMap { $0.attributes["message"] }.filter { $0 == "unsupported: licenses" }.count == 3)
+    }
+}

@@ -1,0 +1,141 @@
+"""HTTP/1.1 through one network interface: connect to the conditioner's endpoint for
+that interface (`host:port` from `setPath`), keep the URL's authority in `Host`.
+
+Every request is an `Attempt` the engine can abort from another thread (pause, cancel,
+the interface went away): `abort` shuts the socket down and the reader sees `Aborted`.
+A read that gets no byte for `STALL_SECONDS` raises `NetworkError` (a stall).
+
+Not named `http.py`: a module of that name beside agent.py would hide the standard
+library's `http` package, which this one uses.
+"""
+
+import http.client
+import socket
+import threading
+from urllib.parse import urlsplit
+
+STALL_SECONDS = 4.0
+CHUNK = 64 * 1024
+
+
+class NetworkError(Exception):
+    """The transfer did not complete (refused, reset, stalled, cut short, 5xx): retry later."""
+
+
+class StatusError(Exception):
+    """The server answered a status that retrying cannot change (4xx)."""
+
+    def __init__(self, status, body=b""):
+        super().__init__(f"HTTP {status}")
+        self.status = status
+        self.body = body
+
+
+class Aborted(Exception):
+    """The engine aborted the request (pause, cancel, path change)."""
+
+
+class Attempt:
+    """Requests through one interface until the first error or abort, abortable from any
+    thread. Its connection is kept alive from one request to the next."""
+
+    def __init__(self, interface):
+        self.interface = interface
+        self.aborted = False
+        self.was_cut = False
+        self._conn = None
+        self._lock = threading.Lock()
+
+    def connection(self):
+        """The open connection, or a new one to the interface's endpoint; Aborted once aborted."""
+        with self._lock:
+            if self.aborted:
+                raise Aborted()
+            if self._conn is None:
+                host, port = self.interface["endpoint"].rsplit(":", 1)
+                self._conn = http.client.HTTPConnection(host, int(port), timeout=STALL_SECONDS)
+            return self._conn
+
+    def drop(self):
+        """Closes the connection (after an error, or a response not read to its end)."""
+        with self._lock:
+            conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
+    def abort(self):
+        """Ends the attempt: what it reads raises Aborted, and it starts nothing more."""
+        with self._lock:
+            self.aborted = True
+        self.cut()
+
+    def cut(self):
+        """Shuts the connection down without aborting: a read in progress fails as a
+        network error (another lane of the download found the network gone)."""
+        with self._lock:
+            self.was_cut = True
+            sock = self._conn.sock if self._conn else None
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+def open_response(attempt, url, method="GET", body=None, headers=None):
+    """Sends the request through `attempt.interface["endpoint"]`; returns the response
+    with its headers read (the body is the caller's to read, with `stream`)."""
+    parts = urlsplit(url)
+    target = parts.path + (f"?{parts.query}" if parts.query else "")
+    all_headers = {"Host": parts.netloc, **(headers or {})}
+    if body is not None:
+        all_headers["Content-Type"] = "application/json"
+    for tries_left in (1, 0):
+        conn = attempt.connection()
+        reused = conn.sock is not None
+        try:
+            conn.request(method, target, body=body, headers=all_headers)
+            response = conn.getresponse()
+            break
+        except (OSError, http.client.HTTPException) as error:
+            attempt.drop()
+            if attempt.aborted:
+                raise Aborted() from error
+            if not (reused and tries_left) or attempt.was_cut:  # a kept-alive connection the server closed: once more on a new one
+                raise NetworkError(f"{method} {parts.path} via {attempt.interface['kind']}: {error!r}") from error
+    if response.status >= 500 or response.status in (408, 429):
+        attempt.drop()
+        raise NetworkError(f"{method} {parts.path}: HTTP {response.status}")
+    return response
+
+
+def stream(attempt, response, write, on_bytes):
+    """Reads the body chunk by chunk into `write`, calling `on_bytes(n)` after each."""
+    try:
+        while True:
+            chunk = response.read(CHUNK)
+            if not chunk:
+                break
+            write(chunk)
+            on_bytes(len(chunk))
+        if response.length:  # http.client counts down what is left of Content-Length
+            attempt.drop()
+            if attempt.aborted:  # a shut-down socket reads as the end of the stream
+                raise Aborted()
+            raise NetworkError(f"the response ended {response.length} bytes short")
+    except (OSError, http.client.HTTPException) as error:
+        attempt.drop()
+        if attempt.aborted:
+            raise Aborted() from error
+        raise NetworkError(f"reading the body: {error!r}") from error
+
+
+def fetch_bytes(attempt, url, on_bytes, method="GET", body=None):
+    """The whole body of a small resource (a playlist, a key, a license); StatusError for a 4xx."""
+    response = open_response(attempt, url, method, body)
+    parts = []
+    stream(attempt, response, parts.append, on_bytes)
+    data = b"".join(parts)
+    if not 200 <= response.status < 300:
+        raise StatusError(response.status, data)
+    return data
