@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "ResilienceHarness", targets: ["ResilienceHarness"]),
         .library(name: "BenchReports", targets: ["BenchReports"]),
         .library(name: "ClientComparison", targets: ["ClientComparison"]),
+        .library(name: "Performance", targets: ["Performance"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -97,6 +98,10 @@ let package = Package(
             ]
         ),
         .target(
+            name: "Performance",
+            dependencies: ["BenchCore", "LinkConditioner", "FixtureOrigin", "OfflineDownloads"]
+        ),
+        .target(
             name: "BenchReports",
             dependencies: [
                 "AppProtocol", "BenchCore", "BenchVocabulary", "BenchResults",
@@ -116,6 +121,7 @@ let package = Package(
                 "ResilienceHarness",
                 "ClientComparison",
                 "BenchReports",
+                "Performance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -154,6 +160,7 @@ let package = Package(
             name: "ClientComparisonTests",
             dependencies: ["ClientComparison", "BenchVocabulary", "BenchResults", "BenchCore", "FixtureOrigin", "LinkConditioner"]
         ),
+        .testTarget(name: "PerformanceTests", dependencies: ["Performance", "FixtureOrigin"]),
     ],
     swiftLanguageModes: [.v6]
 )

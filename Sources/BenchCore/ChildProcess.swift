@@ -7,8 +7,11 @@ import Glibc
 import Darwin
 #endif
 
-/// A child process started with `posix_spawn`, its stdin `/dev/null` and its stdout and
-/// stderr written to files (or discarded).
+/// A child process: the one type the package starts processes with (`spawn`, in
+/// ChildProcess+Spawn.swift). Its stdin is `/dev/null` or a pipe; its stdout and stderr go
+/// to files, pipes or nowhere; it may lead a process group of its own. It is reaped with
+/// wait4 under a lock, so its CPU time and peak memory are kept and no signal reaches a
+/// reused pid. Owned by whoever spawned it; any thread may call it.
 ///
 /// Foundation's `Process` is not used: on Linux with Swift 6.3.1 its `run()` reads
 /// `/proc/self/fd` entries past the end of glibc's buffer and now and then crashes the
@@ -21,18 +24,28 @@ public final class ChildProcess: Sendable {
     public enum Termination: Sendable, Hashable, CustomStringConvertible {
         case exited(Int32)
         case signalled(Int32)
+        /// It was reaped elsewhere (SIGCHLD ignored, or a stray wait): the status is lost.
+        case lost
 
-        /// The exit status, or the signal's number (as Foundation's `terminationStatus`).
+        /// The exit status, or the signal's number (as Foundation's `terminationStatus`); -1 when lost.
         public var status: Int32 {
             switch self {
             case .exited(let code), .signalled(let code): code
+            case .lost: -1
             }
+        }
+
+        /// As a shell shows it: the exit status, or 128 + the signal's number; -1 when lost.
+        public var shellStatus: Int32 {
+            if case .signalled(let signal) = self { return 128 + signal }
+            return status
         }
 
         public var description: String {
             switch self {
             case .exited(let code): "exit status \(code)"
             case .signalled(let signal): "killed by signal \(signal)"
+            case .lost: "reaped elsewhere (status lost)"
             }
         }
     }
@@ -47,83 +60,48 @@ public final class ChildProcess: Sendable {
         public var status: Int32 { termination.status }
     }
 
+    /// CPU time and peak memory of a reaped child (wait4's rusage).
+    public struct Usage: Sendable, Hashable {
+        /// CPU seconds in user mode.
+        public var userSeconds: Double
+        /// CPU seconds in the kernel on its behalf.
+        public var systemSeconds: Double
+        /// `ru_maxrss` in bytes. On Linux it is the larger of the child's own peak and the
+        /// parent's peak at spawn (the spawned child shares the parent's memory until exec).
+        public var maxRSSBytes: Int
+    }
+
     public let pid: Int32
     public let executable: String
-    private let ended = Mutex<Termination?>(nil)
+    /// Whether it leads a process group of its own (`spawn(ownProcessGroup:)`).
+    public let ownProcessGroup: Bool
+    /// The write end of its stdin pipe (`Input.pipe`); the caller owns and closes it.
+    public let input: Int32?
+    /// The read end of its stdout pipe (`Output.pipe`); the caller owns and closes it.
+    public let output: Int32?
+    /// The read end of its stderr pipe (`Output.pipe`); the caller owns and closes it.
+    public let errorOutput: Int32?
+    /// How it ended and what it used, once reaped. Signals are sent under this lock, so
+    /// never to a pid that was reaped and may have been reused.
+    private let ended = Mutex<(Termination, Usage)?>(nil)
 
-    private init(pid: Int32, executable: String) {
+    init(pid: Int32, executable: String, ownProcessGroup: Bool, input: Int32?, output: Int32?, errorOutput: Int32?) {
         self.pid = pid
         self.executable = executable
-    }
-
-    /// Starts `executable` (a path) with `arguments` and the caller's environment.
-    /// `stdout` and `stderr` name files to create or truncate (nil: `/dev/null`; the same
-    /// path for both interleaves them); `directory` is the child's working directory.
-    /// - Throws: `ChildProcessError` when it cannot start, with the system's reason.
-    public static func spawn(
-        _ executable: String, _ arguments: [String], stdout: String? = nil, stderr: String? = nil,
-        directory: String? = nil
-    ) throws(ChildProcessError) -> ChildProcess {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        let create = O_WRONLY | O_CREAT | O_TRUNC
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdout ?? "/dev/null", create, 0o644)
-        if let stderr, stderr == stdout {
-            posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 2, stderr ?? "/dev/null", create, 0o644)
-        }
-        let inherited = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
-        for fd in inherited where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        setShellLikeSignals(&attributes)
-
-        // posix_spawn cannot change directory here (no addchdir in Swift's Glibc module):
-        // coreutils' `env -C` does it, then runs the executable.
-        let command = directory.map { ["/usr/bin/env", "-C", $0, "--", executable] } ?? [executable]
-        let argv: [UnsafeMutablePointer<CChar>?] = (command + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, command[0], &actions, &attributes, argv, environ)
-        guard status == 0 else { throw ChildProcessError(executable: executable, reason: String(cString: strerror(status))) }
-        return ChildProcess(pid: pid, executable: executable)
-    }
-
-    /// Sets `attributes` so that a child starts as if from a shell: no signal blocked,
-    /// SIGPIPE at its default (the bench itself ignores it); with `ownProcessGroup`, in
-    /// a process group of its own. Shared by every posix_spawn in the package.
-    public static func setShellLikeSignals(_ attributes: inout posix_spawnattr_t, ownProcessGroup: Bool = false) {
-        var none = sigset_t()
-        sigemptyset(&none)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
-        if ownProcessGroup {
-            posix_spawnattr_setpgroup(&attributes, 0)
-            flags |= POSIX_SPAWN_SETPGROUP
-        }
-        posix_spawnattr_setflags(&attributes, Int16(flags))
+        self.ownProcessGroup = ownProcessGroup
+        self.input = input
+        self.output = output
+        self.errorOutput = errorOutput
     }
 
     /// How it ended, once it has; nil while it runs. Never blocks.
     public var termination: Termination? {
-        ended.withLock { known in
-            if let known { return known }
-            var raw: Int32 = 0
-            var reaped = waitpid(pid, &raw, WNOHANG)
-            while reaped < 0, errno == EINTR { reaped = waitpid(pid, &raw, WNOHANG) }
-            guard reaped == pid else { return nil }
-            known = Self.decode(raw)
-            return known
-        }
+        ended.withLock { Self.reap(pid, &$0)?.0 }
+    }
+
+    /// Its CPU time and peak memory, once it has ended; nil while it runs.
+    public var usage: Usage? {
+        ended.withLock { Self.reap(pid, &$0)?.1 }
     }
 
     public var isRunning: Bool { termination == nil }
@@ -149,7 +127,22 @@ public final class ChildProcess: Sendable {
 
     /// Sends `signal` (SIGTERM by default) unless it has ended.
     public func send(_ signal: Int32 = SIGTERM) {
-        if isRunning { kill(pid, signal) }
+        ended.withLock { if Self.reap(pid, &$0) == nil { kill(pid, signal) } }
+    }
+
+    /// Sends `signal` to its whole process group (it and every process it started that
+    /// stayed in the group) while it has not been reaped: the group id cannot have been
+    /// reused. Nothing without `ownProcessGroup`.
+    public func signalGroup(_ signal: Int32 = SIGTERM) {
+        guard ownProcessGroup else { return }
+        ended.withLock { if Self.reap(pid, &$0) == nil { kill(-pid, signal) } }
+    }
+
+    /// Sends `signal` to what is left of its process group after it ended (children a
+    /// command left behind); harmless when nothing is left. Nothing without `ownProcessGroup`.
+    public func signalStragglers(_ signal: Int32 = SIGKILL) {
+        guard ownProcessGroup else { return }
+        _ = kill(-pid, signal)
     }
 
     /// Runs `executable` to its end, or kills it (SIGKILL) after `timeout`; its stdout
@@ -160,7 +153,7 @@ public final class ChildProcess: Sendable {
         let base = NSTemporaryDirectory() + "deadzone-child-\(UUID().uuidString)"
         let paths = (out: base + ".stdout", err: base + ".stderr")
         defer { for path in [paths.out, paths.err] { try? FileManager.default.removeItem(atPath: path) } }
-        let child = try spawn(executable, arguments, stdout: paths.out, stderr: paths.err, directory: directory)
+        let child = try spawn(executable, arguments, stdout: .file(paths.out), stderr: .file(paths.err), directory: directory)
         let killed = KilledFlag()
         let watchdog = timeout.map { limit in
             Task {
@@ -176,9 +169,23 @@ public final class ChildProcess: Sendable {
         return Outcome(termination: termination, stdout: text(paths.out), stderr: text(paths.err), timedOut: timedOut)
     }
 
-    private static func decode(_ raw: Int32) -> Termination {
-        let signal = raw & 0x7F
-        return signal == 0 ? .exited((raw >> 8) & 0xFF) : .signalled(signal)
+    /// Reaps `pid` into `known` if it has ended (wait4, WNOHANG); the ending, if known.
+    private static func reap(_ pid: Int32, _ known: inout (Termination, Usage)?) -> (Termination, Usage)? {
+        if let known { return known }
+        var raw: Int32 = 0
+        var rusage = rusage()
+        var reaped = wait4(pid, &raw, WNOHANG, &rusage)
+        while reaped < 0, errno == EINTR { reaped = wait4(pid, &raw, WNOHANG, &rusage) }
+        let seconds = { (time: timeval) in Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        if reaped == pid {
+            let signal = raw & 0x7F
+            let usage = Usage(userSeconds: seconds(rusage.ru_utime), systemSeconds: seconds(rusage.ru_stime),
+                              maxRSSBytes: rusage.ru_maxrss * 1024)  // KiB on Linux
+            known = (signal == 0 ? .exited((raw >> 8) & 0xFF) : .signalled(signal), usage)
+        } else if reaped < 0, errno == ECHILD {
+            known = (.lost, Usage(userSeconds: 0, systemSeconds: 0, maxRSSBytes: 0))
+        }
+        return known
     }
 }
 

@@ -11,6 +11,13 @@ extension Profile {
         return current
     }
 
+    /// The first line of the description, shortened to `limit` characters to fit a
+    /// terminal line (`bench profiles` prints one per profile).
+    public func oneLineDescription(limit: Int = 90) -> String {
+        let first = description.split(separator: "\n").first.map(String.init) ?? ""
+        return first.count <= limit ? first : String(first.prefix(limit - 1)) + "…"
+    }
+
     /// A multi-line summary: name, duration, each interface at the start, then every
     /// phase with its offset, label and what it changes.
     public var summary: String {

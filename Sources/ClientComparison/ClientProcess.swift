@@ -17,12 +17,12 @@ import Darwin
 /// methods may be called from any task.
 public final class ClientProcess: Sendable {
     /// The process id, which is also the process group id.
-    public let pid: Int32
-    private let exit = Mutex<Int32?>(nil)
+    public var pid: Int32 { child.pid }
+    private let child: ChildProcess
     private let registry: ClientRegistry
 
-    private init(pid: Int32, registry: ClientRegistry) {
-        self.pid = pid
+    private init(child: ChildProcess, registry: ClientRegistry) {
+        self.child = child
         self.registry = registry
     }
 
@@ -43,42 +43,25 @@ public final class ClientProcess: Sendable {
         if let connectTrace {
             argv = [strace, "-f", "-qq", "--seccomp-bpf", "-e", "trace=connect", "-ttt", "-o", connectTrace] + argv
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        ChildProcess.setShellLikeSignals(&attributes, ownProcessGroup: true)
-        let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
-        var pid: pid_t = 0
-        let status = posix_spawnp(&pid, argv[0], &actions, &attributes, cArguments, environ)
-        guard status == 0 else {
-            throw .cannotStart(executable: argv[0], reason: String(cString: strerror(status)))
+        let child: ChildProcess
+        do {
+            child = try ChildProcess.spawn(
+                argv[0], Array(argv.dropFirst()), stdout: .append(stdoutPath), stderr: .append(stderrPath),
+                ownProcessGroup: true)
+        } catch {
+            throw .cannotStart(executable: argv[0], reason: error.reason)
         }
-        registry.started(pid)
-        return ClientProcess(pid: pid, registry: registry)
+        registry.started(child)
+        return ClientProcess(child: child, registry: registry)
     }
 
     /// The exit status once the process has ended (the exit code, or 128 + the signal
-    /// that ended it), nil while it runs. Reaps it on the first call after it ended.
+    /// that ended it; -1 if it was reaped elsewhere), nil while it runs. Reaps it on the
+    /// first call after it ended.
     public func poll() -> Int32? {
-        exit.withLock { exit in
-            if let exit { return exit }
-            var raw: Int32 = 0
-            let reaped = waitpid(pid, &raw, WNOHANG)
-            if reaped == pid {
-                exit = Self.exitCode(raw)
-            } else if reaped < 0, errno == ECHILD {
-                exit = -1  // reaped elsewhere: the status is lost
-            }
-            if exit != nil { registry.reaped(pid) }
-            return exit
-        }
+        guard let termination = child.termination else { return nil }
+        registry.reaped(child)
+        return termination.shellStatus
     }
 
     /// SIGKILLs the whole process group and waits (at most `timeout`) for the leader to
@@ -86,7 +69,7 @@ public final class ClientProcess: Sendable {
     /// all but impossible).
     @discardableResult
     public func killGroup(timeout: Duration = .seconds(10)) async -> Int32? {
-        if poll() == nil { _ = kill(-pid, SIGKILL) }
+        child.signalGroup(SIGKILL)
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let status = poll() { return status }
@@ -98,13 +81,7 @@ public final class ClientProcess: Sendable {
     /// SIGKILLs whatever is left of the process group (children a client left behind
     /// after its leader exited). Harmless when nothing is left.
     public func killStragglers() {
-        _ = kill(-pid, SIGKILL)
-    }
-
-    /// A wait status as a shell shows it: the exit code, or 128 + the signal number.
-    static func exitCode(_ raw: Int32) -> Int32 {
-        let signal = raw & 0x7f
-        return signal == 0 ? (raw >> 8) & 0xff : 128 + signal
+        child.signalStragglers(SIGKILL)
     }
 }
 
@@ -113,18 +90,18 @@ public final class ClientProcess: Sendable {
 public final class ClientRegistry: Sendable {
     /// The registry of this process's comparisons.
     public static let shared = ClientRegistry()
-    private let live = Mutex<Set<Int32>>([])
+    private let live = Mutex<[Int32: ChildProcess]>([:])
 
     /// An empty registry (tests).
     public init() {}
 
-    func started(_ pid: Int32) { live.withLock { _ = $0.insert(pid) } }
-    func reaped(_ pid: Int32) { live.withLock { _ = $0.remove(pid) } }
+    func started(_ child: ChildProcess) { live.withLock { $0[child.pid] = child } }
+    func reaped(_ child: ChildProcess) { live.withLock { _ = $0.removeValue(forKey: child.pid) } }
 
     /// SIGKILLs the process group of every client still running: what `bench compare`
     /// does when it is interrupted, so that no client outlives it.
     public func killEveryGroup() {
-        for pid in live.withLock({ $0 }) { _ = kill(-pid, SIGKILL) }
+        for child in live.withLock({ Array($0.values) }) { child.signalGroup(SIGKILL) }
     }
 }
 
@@ -135,6 +112,24 @@ public enum ClientProcessError: Error, Sendable, Hashable, CustomStringConvertib
     public var description: String {
         switch self {
         case let .cannotStart(executable, reason): "cannot start \(executable): \(reason)"
+        }
+    }
+}
+
+extension ClientRegistry {
+    /// On SIGINT or SIGTERM: kills every client still running (each is in a process group
+    /// of its own, so a terminal's Ctrl-C does not reach it), then calls `then` (which
+    /// ends the process). `bench compare` keeps the returned sources until it is done.
+    public func killEveryGroupOnInterrupt(then: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                self.killEveryGroup()
+                then()
+            }
+            source.resume()
+            return source
         }
     }
 }

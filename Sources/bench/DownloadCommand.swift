@@ -83,7 +83,8 @@ struct DownloadCommand: AsyncParsableCommand {
                 print("resuming \(existing.token) (\(existing.state))")
                 continue
             }
-            let entry = try await Self.catalogEntry(url, via: path)
+            let entry: CatalogVideo
+            do { entry = try await CatalogVideo.fetch(url, via: path) } catch let error as CatalogFetchError { fail("\(error)", code: 2) }
             if export != nil, entry.document.sources.contains(where: { !($0.keySystems ?? []).isEmpty }) {
                 await manager.shutdown()
                 badInput("--export needs a clear video: \(url.lastPathComponent) is encrypted, and its segments are not the media")
@@ -117,41 +118,17 @@ struct DownloadCommand: AsyncParsableCommand {
     }
 
     /// Writes the stored segments of `token`'s video variant, concatenated in playlist
-    /// order, to `file` (through a temporary file renamed into place). Exits 2 for an
-    /// encrypted or init-section stream, 1 when the files cannot be read or written.
+    /// order, to `file`. Exits 2 for an encrypted or init-section stream, 1 when the files
+    /// cannot be read or written.
     private static func export(_ token: DownloadToken, of manager: DownloadManager, to file: String) async {
-        let stream: StoredStream
-        do { stream = try await manager.storedStream(token) } catch {
-            await manager.shutdown()
-            fail("\(error)", code: 1)
-        }
-        guard !stream.isEncrypted, !stream.hasInitSection else {
-            await manager.shutdown()
-            badInput("--export needs clear segments that stand alone: this video's are \(stream.isEncrypted ? "encrypted" : "fMP4 with an init section")")
-        }
-        let temporary = file + ".part"
-        var bytes = 0
         do {
-            guard FileManager.default.createFile(atPath: temporary, contents: nil) else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary])
-            }
-            let output = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
-            defer { try? output.close() }
-            for segment in stream.segments {
-                let data = try Data(contentsOf: segment)
-                try output.write(contentsOf: data)
-                bytes += data.count
-            }
-            try output.synchronize()
-            guard rename(temporary, file) == 0 else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file, NSLocalizedDescriptionKey: String(cString: strerror(errno))])
-            }
+            let stream = try await manager.storedStream(token)
+            let bytes = try stream.export(to: file)
+            print("exported \(stream.segments.count) segments (\(bytes) bytes) to \(file)")
         } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
             await manager.shutdown()
-            fail("cannot export to \(file): \(error)", code: 1)
+            fail("\(error)", code: (error as? StreamExportError).map { if case .notStandalone = $0 { 2 } else { 1 } } ?? 1)
         }
-        print("exported \(stream.segments.count) segments (\(bytes) bytes) to \(file)")
     }
 
     /// Whether every download is downloaded or failed.
@@ -160,34 +137,11 @@ struct DownloadCommand: AsyncParsableCommand {
         return true
     }
 
-    private static func catalogEntry(_ url: URL, via path: any NetworkPathProvider) async throws -> CatalogVideo {
-        let transport = HTTPTransport()
-        defer { Task { try? await transport.shutdown() } }
-        let answer = try await transport.fetch(url, via: path.currentPath.interfaces.first)
-        guard answer.status == 200, let document = try? JSONDecoder().decode(VideoDocument.self, from: Data(answer.body)) else {
-            fail("\(url) did not answer a catalog entry (HTTP \(answer.status))", code: 2)
-        }
-        return CatalogVideo(document: document, catalogURL: url)
-    }
-
     private static func report(_ events: AsyncStream<EngineEvent>) async {
-        var reported: [String: Int] = [:]
+        var log = EngineEventLog()
         for await event in events {
-            switch event {
-            case .stateChanged(let token, let from, let to): print("\(token) \(from) -> \(to)")
-            case .progress(let token, let selection, let fraction):
-                let decile = Int(fraction * 10)
-                if decile > reported[selection, default: -1] {
-                    reported[selection] = decile
-                    print("\(token) \(selection) \(decile * 10)%")
-                }
-            case .licenseAcquired(let token, let expiration): print("\(token) license acquired, expires \(expiration)")
-            case .licenseRenewed(let token, let expiration): print("\(token) license renewed, expires \(expiration)")
-            case .licenseFailed(let token, let reason): print("\(token) license failed: \(reason)")
-            case .evicted(let token, let expiredAt): print("\(token) evicted: its download expired at \(expiredAt)")
-            case .error(let token, let message): print("\(token.map(\.rawValue) ?? "engine") error: \(message)")
-            default: continue
-            }
+            guard let line = log.line(for: event) else { continue }
+            print(line)
             fflush(nil)
         }
     }

@@ -37,7 +37,7 @@ struct ProfilesCommand: ParsableCommand {
             do {
                 let profile = try Profile.load(contentsOf: path)
                 let duration = Units.format(profile.duration).padding(toLength: 6, withPad: " ", startingAt: 0)
-                print("\(name)  \(duration)  \(Self.oneLine(profile.description))")
+                print("\(name)  \(duration)  \(profile.oneLineDescription())")
             } catch {
                 failures += 1
                 print("\(name)  INVALID  \(error.reason)")
@@ -47,12 +47,6 @@ struct ProfilesCommand: ParsableCommand {
             printError("\(failures) invalid profile\(failures == 1 ? "" : "s"); run `bench profile check FILE` for details")
             throw ExitCode(2)
         }
-    }
-
-    /// The first line of a description, shortened to fit a terminal line.
-    static func oneLine(_ text: String, limit: Int = 90) -> String {
-        let first = text.split(separator: "\n").first.map(String.init) ?? ""
-        return first.count <= limit ? first : String(first.prefix(limit - 1)) + "…"
     }
 }
 

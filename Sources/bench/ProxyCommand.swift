@@ -1,6 +1,5 @@
 import ArgumentParser
 import BenchCore
-import Dispatch
 import Foundation
 import LinkConditioner
 
@@ -100,25 +99,4 @@ struct ProxyCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
     }
-}
-
-/// Suspends until SIGINT/SIGTERM, or until `limit` has passed.
-func waitForInterrupt(orAfter limit: Duration?) async {
-    signal(SIGINT, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
-    let (stream, continuation) = AsyncStream<Void>.makeStream()
-    let sources = [SIGINT, SIGTERM].map { number in
-        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-        source.setEventHandler { continuation.yield() }
-        source.resume()
-        return source
-    }
-    let timer = Task {
-        guard let limit else { return }
-        try await Task.sleep(for: limit)
-        continuation.yield()
-    }
-    for await _ in stream { break }
-    timer.cancel()
-    for source in sources { source.cancel() }
 }

@@ -68,11 +68,4 @@ import Testing
         #expect(await waitForExit(first) == 137)
         #expect(await waitForExit(second) == 137)
     }
-
-    @Test func waitStatusesReadAsAShellShowsThem() {
-        #expect(ClientProcess.exitCode(0) == 0)
-        #expect(ClientProcess.exitCode(3 << 8) == 3)
-        #expect(ClientProcess.exitCode(9) == 137)
-        #expect(ClientProcess.exitCode(15) == 143)
-    }
 }

@@ -52,7 +52,7 @@ struct BenchOriginCommandTests {
         let log = directory.path + "/origin.out"
         let origin = try ChildProcess.spawn(
             try Self.bench(), ["origin", "--port", "0", "--size-scale", "0.01", "--faults", file, "--duration", "120s"],
-            stdout: log)
+            stdout: .file(log))
         defer { origin.send(SIGKILL) }
 
         // The first line names the URL (the port was chosen by the system); the last line

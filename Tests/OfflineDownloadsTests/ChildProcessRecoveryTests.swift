@@ -28,7 +28,7 @@ import Glibc
 
     /// Starts `bench download`, with its stdout collected into `output`.
     private func launch(_ arguments: [String], output: URL) throws -> ChildProcess {
-        try ChildProcess.spawn(try Self.benchExecutable(), ["download"] + arguments, stdout: output.path)
+        try ChildProcess.spawn(try Self.benchExecutable(), ["download"] + arguments, stdout: .file(output.path))
     }
 
     /// Waits (up to 60 s) until the child's output at `log` contains `text`.

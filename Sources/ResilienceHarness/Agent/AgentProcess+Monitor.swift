@@ -75,8 +75,8 @@ extension AgentProcess {
             guard state.violation == nil else { return [] }
             state.violation = violation
             if state.exitStatus == nil {
-                _ = sendSignal(-pid, SIGKILL)
-                _ = sendSignal(pid, SIGKILL)
+                child.signalGroup(SIGKILL)
+                child.send(SIGKILL)
             }
             defer { state.pending = [:] }
             return Array(state.pending.values)
@@ -103,32 +103,20 @@ extension AgentProcess {
     /// Waits for the agent to exit, reaps it, records its status and peak memory, and
     /// fails every pending `send` and releases every exit waiter.
     private func reap() {
-        var info = siginfo_t()
-        // Wait without reaping: the zombie keeps the pid ours while `kill()` may signal it.
-        var waited = waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT)
-        while waited != 0, errno == EINTR { waited = waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) }
-        let (pending, waiters, status, violation) = state.withLock { state in
-            var raw: Int32 = 0
-            var usage = rusage()
-            let reaped = waited == 0 ? wait4(pid, &raw, WNOHANG, &usage) : -1
-            let status = reaped == pid ? Self.exitCode(raw) : -1  // -1: reaped elsewhere (SIGCHLD ignored)
+        // The shell's form: the exit code, or 128 + the signal; -1 when reaped elsewhere.
+        let status = child.waitForExit().shellStatus
+        let (pending, waiters, violation) = state.withLock { state in
             state.exitStatus = status
             defer {
                 state.pending = [:]
                 state.exitWaiters = [:]
             }
-            return (Array(state.pending.values), Array(state.exitWaiters.values), status, state.violation)
+            return (Array(state.pending.values), Array(state.exitWaiters.values), state.violation)
         }
         closeInput()
         let failure = violation.map(AgentProcessError.protocolViolation) ?? .exited(status: status)
         for send in pending { send.resume(returning: .failure(failure)) }
         for waiter in waiters { waiter.resume() }
-    }
-
-    /// A wait status as a shell shows it: the exit code, or 128 + the signal number.
-    static func exitCode(_ raw: Int32) -> Int32 {
-        let signal = raw & 0x7F
-        return signal == 0 ? (raw >> 8) & 0xFF : 128 + signal
     }
 
     /// The whole of a (proc) file, read with read(2): its size is not known in advance.

@@ -1,4 +1,5 @@
 import AppProtocol
+import BenchCore
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -24,7 +25,10 @@ import Darwin
 /// agent that died must fail with an error, not end the harness.
 public final class AgentProcess: Sendable {
     /// The agent's process id.
-    public let pid: Int32
+    public var pid: Int32 { child.pid }
+    /// The process (BenchCore's `ChildProcess`): in a process group of its own, its stdin
+    /// and stdout pipes to this handle.
+    let child: ChildProcess
     /// The file the agent's stderr appends to.
     public let stderrPath: String
     let onEvent: @Sendable (_ t: UInt64, _ event: AppEvent) -> Void
@@ -52,8 +56,8 @@ public final class AgentProcess: Sendable {
         var violation: ProtocolViolation?
     }
 
-    private init(pid: Int32, stdin: Int32, stderrPath: String, onEvent: @escaping @Sendable (UInt64, AppEvent) -> Void) {
-        self.pid = pid
+    private init(child: ChildProcess, stdin: Int32, stderrPath: String, onEvent: @escaping @Sendable (UInt64, AppEvent) -> Void) {
+        self.child = child
         self.stderrPath = stderrPath
         self.onEvent = onEvent
         state = Mutex(State())
@@ -107,13 +111,20 @@ public final class AgentProcess: Sendable {
     ) throws(AgentProcessError) -> AgentProcess {
         signal(SIGPIPE, SIG_IGN)
         let errorFile = stderrPath ?? NSTemporaryDirectory() + "deadzone-agent-\(UUID().uuidString).stderr"
-        let child: AgentSpawn.Child
-        do { child = try AgentSpawn.spawn(executable: executable, arguments: arguments, stderrPath: errorFile) } catch {
+        // The app starts as if from a shell (no signal blocked, SIGPIPE default), in a process
+        // group of its own: a kill (a crash) kills the whole app, the children of a shell
+        // wrapper included, whose copy of stdout would otherwise outlive it.
+        let child: ChildProcess
+        do {
+            child = try ChildProcess.spawn(
+                executable, arguments, stdin: .pipe, stdout: .pipe, stderr: .append(errorFile), ownProcessGroup: true)
+        } catch {
             if stderrPath == nil { try? FileManager.default.removeItem(atPath: errorFile) }
-            throw error
+            throw .io("\(error)")
         }
-        let process = AgentProcess(pid: child.pid, stdin: child.stdin, stderrPath: errorFile, onEvent: onEvent)
-        let monitor = Thread { process.monitor(stdout: child.stdout) }
+        let process = AgentProcess(child: child, stdin: child.input!, stderrPath: errorFile, onEvent: onEvent)
+        let stdout = child.output!
+        let monitor = Thread { process.monitor(stdout: stdout) }
         monitor.name = "agent-\(child.pid)-stdout"
         monitor.start()
         return process
@@ -171,8 +182,8 @@ public final class AgentProcess: Sendable {
             // so is its process group (the group outlives no member, and is not reused
             // while the leader is unreaped). The whole group: a shell wrapper's children too.
             if state.exitStatus == nil {
-                _ = sendSignal(-pid, SIGKILL)
-                _ = sendSignal(pid, SIGKILL)
+                child.signalGroup(SIGKILL)
+                child.send(SIGKILL)
             }
         }
         _ = await waitForExit()
@@ -242,7 +253,7 @@ public final class AgentProcess: Sendable {
                     if written < 0, errno == EINTR { continue }
                     if written < 0, errno == EPIPE { return nil }
                     guard written > 0 else {
-                        return .io("writing to the agent's stdin failed: \(AgentSpawn.errorText(errno))")
+                        return .io("writing to the agent's stdin failed: \(String(cString: strerror(errno)))")
                     }
                     offset += written
                 }
@@ -263,9 +274,4 @@ public final class AgentProcess: Sendable {
 /// write(2), named apart from the `write` methods that call it.
 func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
     write(descriptor, bytes, count)
-}
-
-/// kill(2), named apart from `AgentProcess.kill()`.
-func sendSignal(_ pid: Int32, _ signal: Int32) -> Int32 {
-    kill(pid, signal)
 }

@@ -93,15 +93,15 @@ struct CompareCommand: AsyncParsableCommand {
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
         let known: [ClientDefinition]
-        do { known = try knownClients() } catch { exitBadInput(error.description) }
-        if list { return printList(known) }
+        do { known = try ClientSelection.known(fileClients: clientsFileClients(), extra: extraClients) } catch { exitBadInput(error.description) }
+        if list { return print(ClientSelection.listing(known).joined(separator: "\n")) }
         let chosenModes: [FaultMode]
         let chosenClients: [ClientDefinition]
         let expected: [ComparisonExpectation]
         do {
             expected = try expectations.map { text throws(ClientDefinitionError) in try ComparisonExpectation(parsing: text) }
-            chosenModes = try Self.modes(modes)
-            chosenClients = try Self.clients(clients, known: known, extra: extraClients, fileClients: clientsFileClients())
+            chosenModes = try ClientSelection.modes(modes)
+            chosenClients = try ClientSelection.clients(clients, known: known, extra: extraClients, fileClients: clientsFileClients())
         } catch { exitBadInput(error.description) }
         let path = profile ?? ""
         let loaded: Profile
@@ -119,7 +119,10 @@ struct CompareCommand: AsyncParsableCommand {
             timeLimit: .milliseconds(Int64(timeLimit * 1000)), keepWorkDirectories: keepWork,
             executable: SuiteRun.executablePath(), traceConnects: !noConnectTrace)
         let printer = ComparePrinter(toStandardError: json)
-        let interrupts = Self.killClientsOnInterrupt()
+        let interrupts = ClientRegistry.shared.killEveryGroupOnInterrupt {
+            FileHandle.standardError.writeSurvivingSignals(Data("\ninterrupted: the clients still running were killed; no report written\n".utf8))
+            Foundation.exit(130)
+        }
         defer { interrupts.forEach { $0.cancel() } }
         printer.header(options)
         let result: ComparisonRun
@@ -133,7 +136,7 @@ struct CompareCommand: AsyncParsableCommand {
             FileHandle.standardOutput.writeSurvivingSignals(try ComparisonJSON.encode(result.report))
             FileHandle.standardOutput.writeSurvivingSignals(Data("\n".utf8))
         } else {
-            print("\n" + CompareTable.render(result.report))
+            print("\n" + ComparisonTable.render(result.report))
             print("\nreport: \(files.reportHTML.path)")
         }
         var broken = expected.flatMap { $0.violations(in: result.report) }
@@ -152,85 +155,8 @@ struct CompareCommand: AsyncParsableCommand {
         }
     }
 
-    /// On SIGINT or SIGTERM: kills every client still running (each is in a process
-    /// group of its own, so the terminal's Ctrl-C does not reach it) and exits 130.
-    static func killClientsOnInterrupt() -> [any DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                ClientRegistry.shared.killEveryGroup()
-                FileHandle.standardError.writeSurvivingSignals(Data("\ninterrupted: the clients still running were killed; no report written\n".utf8))
-                Foundation.exit(130)
-            }
-            source.resume()
-            return source
-        }
-    }
-
-    /// The built-in clients, then those of --clients-file and --client (a name given
-    /// again replaces the earlier definition).
-    private func knownClients() throws(ClientDefinitionError) -> [ClientDefinition] {
-        var all = BuiltInClients.all
-        for client in try clientsFileClients() + extraClients.map(ClientDefinition.fromArgument) {
-            all.removeAll { $0.name == client.name }
-            all.append(client)
-        }
-        return all
-    }
-
     private func clientsFileClients() throws(ClientDefinitionError) -> [ClientDefinition] {
         guard let clientsFile else { return [] }
         return try ClientDefinition.load(contentsOf: clientsFile)
-    }
-
-    /// The clients to run: the named ones (each must be known and installed), or every
-    /// built-in plus the user's own.
-    static func clients(
-        _ names: String?, known: [ClientDefinition], extra: [String], fileClients: [ClientDefinition]
-    ) throws(ClientDefinitionError) -> [ClientDefinition] {
-        guard let names else {
-            let own = Set(fileClients.map(\.name) + extra.compactMap { $0.split(separator: "=").first.map(String.init) })
-            return known.filter { BuiltInClients.named($0.name) != nil || own.contains($0.name) }
-        }
-        var chosen: [ClientDefinition] = []
-        for name in names.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
-            guard let client = known.first(where: { $0.name == name }) else {
-                throw .invalid(client: name, reason: "unknown client; known: \(known.map(\.name).joined(separator: ", ")) (add your own with --client NAME='COMMAND')")
-            }
-            let missing = ToolLocator.missing(for: client)
-            guard missing.isEmpty else {
-                throw .invalid(client: name, reason: "needs \(missing.joined(separator: ", ")), which is not installed"
-                    + (client.install.map { "; install with: \($0)" } ?? "") + "; or leave it out of --clients")
-            }
-            if !chosen.contains(where: { $0.name == name }) { chosen.append(client) }
-        }
-        guard !chosen.isEmpty else { throw .invalid(client: "", reason: "--clients names no client") }
-        return chosen
-    }
-
-    static func modes(_ names: String?) throws(ClientDefinitionError) -> [FaultMode] {
-        guard let names else { return FaultMode.allCases }
-        var chosen: [FaultMode] = []
-        for name in names.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
-            guard let mode = FaultMode(rawValue: name) else {
-                throw .invalid(client: "--modes", reason: "unknown fault mode \"\(name)\"; known: \(FaultMode.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            if !chosen.contains(mode) { chosen.append(mode) }
-        }
-        guard !chosen.isEmpty else { throw .invalid(client: "--modes", reason: "names no fault mode") }
-        return chosen
-    }
-
-    private func printList(_ known: [ClientDefinition]) {
-        print("clients:")
-        for client in known {
-            let missing = ToolLocator.missing(for: client)
-            let status = missing.isEmpty ? "installed" : "MISSING \(missing.joined(separator: ", "))" + (client.install.map { " - install: \($0)" } ?? "")
-            print("  \(client.name.padding(toLength: 18, withPad: " ", startingAt: 0)) \(status)")
-            print("      \(client.command)")
-        }
-        print("fault modes:")
-        for mode in FaultMode.allCases { print("  \(mode.rawValue.padding(toLength: 18, withPad: " ", startingAt: 0)) \(mode.summary)") }
     }
 }

@@ -38,47 +38,8 @@ final class ComparePrinter: Sendable {
             status.update(line, seconds: elapsed.seconds, context: "\(client) × \(mode.rawValue)")
         case .runFinished(let run):
             status.clear()
-            status.write("  \(CompareTable.cell(run, wide: true))"
+            status.write("  \(ComparisonTable.cell(run, wide: true))"
                 + (run.output.map { ": \($0.detail)" } ?? run.error.map { ": \($0)" } ?? "") + "\n")
         }
-    }
-}
-
-/// The client × mode table printed at the end of a comparison.
-enum CompareTable {
-    static func render(_ report: ComparisonReport) -> String {
-        let width = max(10, report.clients.map(\.definition.name.count).max() ?? 0) + 2
-        let column = 18
-        var lines = ["client".padding(toLength: width, withPad: " ", startingAt: 0)
-            + report.modes.map { $0.mode.rawValue.padding(toLength: column, withPad: " ", startingAt: 0) }.joined()]
-        for entry in report.clients {
-            var line = entry.definition.name.padding(toLength: width, withPad: " ", startingAt: 0)
-            for mode in report.modes {
-                let text = report.run(client: entry.definition.name, mode: mode.mode).map { cell($0, wide: false) } ?? "-"
-                line += text.padding(toLength: column, withPad: " ", startingAt: 0)
-            }
-            lines.append(line)
-        }
-        lines.append("")
-        lines.append("ok: success and whole content · LOSS: success exit but content missing or corrupt (silent data loss) · "
-            + "failed(N): exit status N · hung: killed at the time limit · -: not run")
-        let missing = report.clients.filter { $0.notRunReason != nil }
-        for entry in missing { lines.append("not run: \(entry.definition.name): \(entry.notRunReason ?? "")") }
-        return lines.joined(separator: "\n")
-    }
-
-    /// `ok 12.3s`, `LOSS 10.1s`, `failed(1) 3.0s`, `hung`, `-`; with the kill-rerun verdict.
-    static func cell(_ run: ClientRunResult, wide: Bool) -> String {
-        let time = run.metrics.map { String(format: " %.1fs", $0.wallSeconds) } ?? ""
-        var text: String
-        switch run.outcome {
-        case .ok: text = "ok" + time
-        case .silentDataLoss: text = (wide ? "SILENT DATA LOSS" : "LOSS") + time
-        case .failed: text = "failed(\(run.exitStatus ?? -1))" + time
-        case .hung: text = "hung"
-        case .notRun: text = wide ? "not run" : "-"
-        }
-        if run.mode == .killRerun, let resumed = run.metrics?.resumed { text += resumed ? " resumed" : " restart" }
-        return text
     }
 }

@@ -43,12 +43,3 @@ final class ProgressPrinter: Sendable {
         return states + " (\(Int(total * 100)) %)"
     }
 }
-
-/// Writes whole strings to a file descriptor at once (lines from several tasks never interleave).
-struct DescriptorWriter: Sendable {
-    let descriptor: Int32
-
-    func write(_ text: String) {
-        FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).writeSurvivingSignals(Data(text.utf8))
-    }
-}

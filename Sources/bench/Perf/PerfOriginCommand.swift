@@ -1,13 +1,10 @@
 import ArgumentParser
-import FixtureOrigin
 import BenchCore
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import Performance
 
 /// `bench perf origin`: requests per second and throughput of the fixture origin under wrk
-/// on loopback, each figure against its target, printed like `bench perf proxy`.
+/// on loopback, each figure against its target, printed like `bench perf proxy` (`PerfOriginBenchmark`).
 struct PerfOriginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "origin",
@@ -48,13 +45,10 @@ struct PerfOriginCommand: AsyncParsableCommand {
             throw ValidationError("--wrk-threads must be in 1...64 and at most --connections")
         }
         guard (1...64).contains(originThreads) else { throw ValidationError("--origin-threads must be in 1...64") }
-        for id in only?.split(separator: ",") ?? [] where !PerfOriginHarness.sectionIDs.contains(String(id)) {
-            throw ValidationError("--only: unknown section '\(id)'; expected some of \(PerfOriginHarness.sectionIDs.joined(separator: ","))")
-        }
+        _ = try Set<PerfOriginConfiguration.Section>(only: only)
     }
 
     func run() async throws {
-        signal(SIGPIPE, SIG_IGN)
         guard let wrk = PerfWrk.locate() else {
             FileHandle.standardError.writeSurvivingSignals(Data("""
                 error: bench perf origin needs wrk, the HTTP load generator, on PATH. Install it with \
@@ -62,37 +56,10 @@ struct PerfOriginCommand: AsyncParsableCommand {
                 """.utf8))
             throw ExitCode(2)
         }
-        let wanted = only.map { Set($0.split(separator: ",").map(String.init)) } ?? Set(PerfOriginHarness.sectionIDs)
-        let load = PerfWrkLoad(threads: wrkThreads, connections: connections, seconds: quick ? min(seconds, 2) : seconds)
-        let printer = PerfPrinter(json: json)
-        let machine = PerfLoad.sample()
-        printer.line("bench perf origin\(quick ? " --quick" : ""): \(PerfAffinity.onlineCPUs) CPUs, origin \(originThreads) "
-                     + "event-loop threads, wrk \(load.arguments.joined(separator: " ")) (\(wrk))"
-                     + (perfIsDebugBuild ? " (DEBUG BUILD: figures are not meaningful)" : ""))
-        printer.line(String(format: "machine before the run: %.0f%% of all CPUs busy, load average %.2f", machine.busy * 100, machine.loadAverage)
-                     + (machine.busy > 0.15 ? " - WARNING: other work is running; figures will be low and noisy" : ""))
-
-        let server = try await PerfOriginHarness.start(threads: originThreads)
-        var sections: [PerfSection] = []
-        for origin in PerfOriginHarness.loads where wanted.contains(origin.id) {
-            printer.heading(sections.count + 1, origin.title)
-            let start = PerfClock.now()
-            var section = await PerfOriginHarness.measure(origin, server: server, wrk: wrk, wrkLoad: load,
-                                                          warmupSeconds: quick ? 1 : 2)
-            section.seconds = PerfClock.seconds(PerfClock.now() - start)
-            printer.body(section)
-            sections.append(section)
-        }
-        try await server.stop()
-
-        let tally = printer.finish(sections)
-        let (passed, missed, errors) = (tally.passed, tally.missed, tally.errors)
-        if json {
-            let report = PerfRunReport(command: "bench perf origin", quick: quick, rateSeconds: Double(load.seconds),
-                                       cpus: PerfAffinity.onlineCPUs, busyBefore: machine.busy, loadAverageBefore: machine.loadAverage,
-                                       sections: sections, passed: passed, missed: missed, errors: errors)
-            try printer.writeJSON(report)
-        }
-        if errors > 0 { throw ExitCode(1) }
+        var configuration = PerfOriginConfiguration(wrkExecutable: wrk)
+        (configuration.seconds, configuration.quick, configuration.sections) = (seconds, quick, try Set(only: only))
+        (configuration.connections, configuration.wrkThreads, configuration.originThreads) = (connections, wrkThreads, originThreads)
+        let printer = PerfPrinter(json: json, headline: configuration.headline)
+        try printer.finish(try await PerfOriginBenchmark(configuration).run { printer.show($0) })
     }
 }

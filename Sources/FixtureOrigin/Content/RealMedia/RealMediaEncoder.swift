@@ -50,7 +50,7 @@ public struct RealMediaEncoder: Hashable, Sendable {
         let errorsPath = NSTemporaryDirectory() + "deadzone-ffmpeg-\(UUID().uuidString).stderr"
         defer { try? FileManager.default.removeItem(atPath: errorsPath) }
         let child: ChildProcess
-        do { child = try ChildProcess.spawn(ffmpegPath, arguments, stderr: errorsPath) } catch { return (-1, "\(error)") }
+        do { child = try ChildProcess.spawn(ffmpegPath, arguments, stderr: .file(errorsPath)) } catch { return (-1, "\(error)") }
         let status = child.waitForExit().status
         let output = FileManager.default.contents(atPath: errorsPath) ?? Data()
         let text = String(decoding: output, as: UTF8.self).split(separator: "\n").suffix(5).joined(separator: " | ")

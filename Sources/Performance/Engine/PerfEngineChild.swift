@@ -1,3 +1,4 @@
+import BenchCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +18,7 @@ struct PerfEngineChildResult: Sendable {
     var userSeconds: Double
     var systemSeconds: Double
     /// wait4's `ru_maxrss`, in bytes. On Linux it is the larger of the child's own peak and
-    /// the parent's peak at spawn time (posix_spawn shares the parent's mm until exec, and
+    /// the parent's peak at spawn time (the spawned child shares the parent's mm until exec, and
     /// exec records the old mm's high-water mark): see `parentPeakAtSpawn`.
     var maxRSSBytes: Int
     /// The highest `VmHWM` read from /proc/<pid>/status while it ran: the high-water mark
@@ -50,46 +51,50 @@ struct PerfEngineChildResult: Sendable {
     }
 }
 
-/// Runs this executable's `download` subcommand as a child process and watches it:
+/// Runs `bench download` (this executable's `download` subcommand by default) as a child
+/// process and watches it:
 /// output lines timestamped as they appear, VmHWM sampled, rusage from `wait4`.
 ///
 /// Called from the command's task; it polls (`Task.sleep`) and never blocks a thread.
 enum PerfEngineChild {
     static let sampleInterval = 0.02
 
-    static func run(arguments: [String], timeLimit: Double) async throws -> PerfEngineChildResult {
-        let executable = try executablePath()
+    /// Runs `executable` (nil: this process's) with `arguments`, killed after `timeLimit` seconds.
+    static func run(executable: String?, arguments: [String], timeLimit: Double) async throws -> PerfEngineChildResult {
+        let executable = try executable ?? PerfProcess.currentExecutable()
         let log = (NSTemporaryDirectory() as NSString).appendingPathComponent("deadzone-perf-engine-\(getpid())-\(PerfClock.now()).log")
         defer { try? FileManager.default.removeItem(atPath: log) }
         let parentPeak = peakRSS(of: "self") ?? 0
         let start = PerfClock.now()
-        let pid = try spawn([executable] + arguments, output: log)
+        let child: ChildProcess
+        do { child = try ChildProcess.spawn(executable, arguments, stdout: .file(log), stderr: .stdout) } catch {
+            throw PerfError("\(error)")
+        }
         var result = PerfEngineChildResult(
             exitCode: nil, signal: nil, timedOut: false, wallSeconds: 0, userSeconds: 0, systemSeconds: 0, maxRSSBytes: 0,
             sampledPeakRSSBytes: 0, parentPeakAtSpawn: parentPeak, lines: [])
         var reader = PerfLineReader(path: log)
         let deadline = start + UInt64(timeLimit * 1e9)
         while true {
-            if let peak = peakRSS(of: "\(pid)") { result.sampledPeakRSSBytes = max(result.sampledPeakRSSBytes, peak) }
-            var status: Int32 = 0
-            var usage = rusage()
-            let rc = wait4(pid, &status, WNOHANG, &usage)
+            if let peak = peakRSS(of: "\(child.pid)") { result.sampledPeakRSSBytes = max(result.sampledPeakRSSBytes, peak) }
+            let ended = child.termination
             let now = PerfClock.now()
             for text in reader.newLines() { result.lines.append((PerfClock.seconds(now - start), text)) }
-            if rc == pid {
+            if let ended, let usage = child.usage {
                 result.wallSeconds = PerfClock.seconds(now - start)
-                result.userSeconds = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-                result.systemSeconds = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-                result.maxRSSBytes = usage.ru_maxrss * 1024  // KiB on Linux
-                // <sys/wait.h> macros are not imported: low 7 bits are the signal, bits 8-15 the code.
-                if status & 0x7f == 0 { result.exitCode = (status >> 8) & 0xff } else { result.signal = status & 0x7f }
+                (result.userSeconds, result.systemSeconds) = (usage.userSeconds, usage.systemSeconds)
+                result.maxRSSBytes = usage.maxRSSBytes
+                switch ended {
+                case .exited(let code): result.exitCode = code
+                case .signalled(let signal): result.signal = signal
+                case .lost: throw PerfError("bench download (pid \(child.pid)) was reaped elsewhere: its status is lost")
+                }
                 for text in reader.newLines(final: true) { result.lines.append((result.wallSeconds, text)) }
                 return result
             }
-            if rc < 0 { throw PerfError.system("wait4(\(pid))") }
             if now > deadline, !result.timedOut {
                 result.timedOut = true
-                kill(pid, SIGKILL)
+                child.send(SIGKILL)
             }
             try? await Task.sleep(for: .seconds(sampleInterval))
         }
@@ -101,31 +106,6 @@ enum PerfEngineChild {
               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
               let kib = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return nil }
         return kib * 1024
-    }
-
-    private static func executablePath() throws -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if n > 0 { return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
-        if let path = Bundle.main.executablePath { return path }
-        throw PerfError("cannot find this executable (/proc/self/exe and Bundle.main failed)")
-    }
-
-    /// posix_spawn with stdout and stderr to `output`, stdin from /dev/null.
-    private static func spawn(_ arguments: [String], output: String) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
-        argv.append(nil)
-        defer { for pointer in argv { free(pointer) } }
-        var pid = pid_t()
-        let rc = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
-        guard rc == 0 else { throw PerfError.system("posix_spawn \(arguments[0])", rc) }
-        return pid
     }
 }
 

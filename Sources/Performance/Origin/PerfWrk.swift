@@ -47,11 +47,11 @@ struct PerfWrkResult: Codable, Sendable {
 /// Each run writes a Lua script to a temporary file: it rotates over the given paths,
 /// optionally checks every response (status 2xx and body length, which makes wrk slower,
 /// so only warm-up runs check), and prints one `DEADZONE_WRK {json}` line in `done()`.
-enum PerfWrk {
+public enum PerfWrk {
     static let marker = "DEADZONE_WRK "
 
-    /// The wrk executable on PATH, or nil.
-    static func locate() -> String? {
+    /// The wrk executable on PATH, or nil. `bench perf origin` exits 2 without one.
+    public static func locate() -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         return path.split(separator: ":").map { "\($0)/wrk" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
@@ -71,12 +71,11 @@ enum PerfWrk {
             try? FileManager.default.removeItem(atPath: outputPath)
         }
         try script(paths: paths, expectedLength: expectedLength, check: check).write(toFile: scriptPath, atomically: true, encoding: .utf8)
-        let childrenBefore = PerfRusage.cpuSeconds(children: true)
         let child: ChildProcess
         do {
             child = try ChildProcess.spawn(
                 executable, load.arguments + ["-s", scriptPath, "http://127.0.0.1:\(port)\(first)"],
-                stdout: outputPath, stderr: outputPath)
+                stdout: .file(outputPath), stderr: .stdout)
         } catch {
             throw PerfError("\(error)")
         }
@@ -89,7 +88,7 @@ enum PerfWrk {
         do { result = try JSONDecoder().decode(PerfWrkResult.self, from: Data(line.dropFirst(marker.count).utf8)) } catch {
             throw PerfError("cannot parse wrk's result line \(line): \(error)")
         }
-        result.cpuSeconds = PerfRusage.cpuSeconds(children: true) - childrenBefore
+        result.cpuSeconds = child.usage.map { $0.userSeconds + $0.systemSeconds } ?? 0
         return result
     }
 
@@ -137,26 +136,5 @@ enum PerfWrk {
             end
 
             """
-    }
-}
-
-/// CPU time from `getrusage` (this process or its reaped children) and `/proc/stat` (the machine).
-enum PerfRusage {
-    /// CPU seconds all CPUs spent not idle since boot (user, nice, system, irq, softirq, steal).
-    static func machineBusySeconds() -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return 0 }
-        let ticks = line.split(separator: " ").dropFirst().compactMap { Double($0) }
-        guard ticks.count >= 8 else { return 0 }
-        return (ticks.prefix(8).reduce(0, +) - ticks[3] - ticks[4]) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-
-    /// User + system CPU seconds of this process, or of every child reaped so far.
-    static func cpuSeconds(children: Bool) -> Double {
-        var usage = rusage()
-        let who = children ? RUSAGE_CHILDREN : RUSAGE_SELF
-        guard getrusage(__rusage_who_t(who.rawValue), &usage) == 0 else { return 0 }
-        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 }

@@ -27,7 +27,6 @@ enum PerfOriginHarness {
     static let sizeScale = Double(segmentBytes) / (1_200_000.0 / 8 * 6)
     /// Segments rotated over: 16 MB, well inside the default segment cache (256 entries, 64 MiB).
     static let segmentCount = 16
-    static let sectionIDs = ["segments", "media", "master", "catalog"]
 
     static let loads: [PerfOriginLoad] = [
         PerfOriginLoad(id: "segments", title: "1 MB segments",
@@ -71,10 +70,10 @@ enum PerfOriginHarness {
             warmLoad.seconds = warmupSeconds
             let warm = try await PerfWrk.run(executable: wrk, port: server.port, paths: load.paths,
                                              expectedLength: length, check: true, load: warmLoad)
-            let cpuBefore = PerfRusage.cpuSeconds(children: false), machineBefore = PerfRusage.machineBusySeconds()
+            let cpuBefore = PerfRusage.cpuSeconds(), machineBefore = PerfRusage.machineBusySeconds()
             let run = try await PerfWrk.run(executable: wrk, port: server.port, paths: load.paths,
                                             expectedLength: length, check: false, load: wrkLoad)
-            let originCPU = PerfRusage.cpuSeconds(children: false) - cpuBefore
+            let originCPU = PerfRusage.cpuSeconds() - cpuBefore
             let otherCPU = max(0, PerfRusage.machineBusySeconds() - machineBefore - originCPU - run.cpuSeconds)
             section.figures = figures(load, warm: warm, run: run, length: length, originCPU: originCPU,
                                       connections: wrkLoad.connections, notes: &section.notes)
@@ -89,7 +88,7 @@ enum PerfOriginHarness {
         return section
     }
 
-    private static func figures(_ load: PerfOriginLoad, warm: PerfWrkResult, run: PerfWrkResult, length: Int,
+    static func figures(_ load: PerfOriginLoad, warm: PerfWrkResult, run: PerfWrkResult, length: Int,
                                 originCPU: Double, connections: Int, notes: inout [String]) -> [PerfFigure] {
         let good = max(0, run.requests - run.statusErrors)
         let seconds = max(run.seconds, 1e-9)
@@ -103,11 +102,10 @@ enum PerfOriginHarness {
         var figures: [PerfFigure] = []
         switch load.target {
         case .gigabitsPerSecond(let target):
-            figures.append(PerfFigure("body throughput", gbps, unit: "Gbit/s", target: "≥ \(plain(target)) Gbit/s",
-                                      pass: gbps >= target))
+            figures.append(PerfFigure("body throughput", gbps, unit: "Gbit/s", target: .atLeast(target, "Gbit/s")))
             figures.append(PerfFigure("requests/s", rate, unit: "req/s"))
         case .requestsPerSecond(let target):
-            figures.append(PerfFigure("requests/s", rate, unit: "req/s", target: "≥ \(plain(target)) req/s", pass: rate >= target))
+            figures.append(PerfFigure("requests/s", rate, unit: "req/s", target: .atLeast(target, "req/s")))
         case .none:
             figures.append(PerfFigure("requests/s", rate, unit: "req/s"))
         }
@@ -121,7 +119,7 @@ enum PerfOriginHarness {
             PerfFigure("wrk CPU", run.cpuSeconds / seconds, unit: "cores",
                        display: String(format: "%.0f%% of a CPU", run.cpuSeconds / seconds * 100)),
             PerfFigure("errors (non-2xx, socket, length)", Double(errors), unit: "", display: "\(errors)",
-                       target: "0", pass: errors == 0),
+                       target: PerfTarget(.equal(0), text: "0")),
         ]
         notes.append("body \(length) bytes; wrk: \(run.requests) responses, \(run.bytes) bytes read in "
                      + String(format: "%.2f s; warm-up %d responses", run.seconds, warm.requests))
@@ -137,10 +135,5 @@ enum PerfOriginHarness {
                          + (bytesPlausible ? "" : "; bytes read do not match \(good) responses of \(length) bytes"))
         }
         return figures
-    }
-
-    /// A target as written in the issue: 2, 10000, 2.5.
-    private static func plain(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 }

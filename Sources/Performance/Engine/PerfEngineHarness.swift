@@ -117,8 +117,11 @@ enum PerfEngineHarness {
             .reduce(0, +)
     }
 
+    /// One download of `scenario` by a `bench download` child (`benchExecutable`, nil: this
+    /// process's executable); its storage is removed afterwards unless `keepStorage`.
     static func run(_ scenario: PerfEngineScenario, origin: OriginServer, linkBitsPerSecond: Double, seed: UInt64,
-                    storageParent: String, keepStorage: Bool) async throws -> PerfEngineRun {
+                    storageParent: String, keepStorage: Bool, benchExecutable: String?,
+                    progress: @Sendable (PerfProgress) -> Void) async throws -> PerfEngineRun {
         let storage = (storageParent as NSString)
             .appendingPathComponent("deadzone-perf-engine-\(getpid())-\(PerfClock.now())")
         defer { if !keepStorage { try? FileManager.default.removeItem(atPath: storage) } }
@@ -134,13 +137,13 @@ enum PerfEngineHarness {
         let ideal = estimatedBytes(scenario, store: origin.store) * 8 / linkBitsPerSecond
         let arguments = ["download"] + scenario.videos.map { "http://127.0.0.1:\(origin.port)/videos/\($0)" }
             + ["--storage", storage, "--via", "\(wifi.host):\(wifi.port)", "--bitrate", String(scenario.bitrate)]
-        let child = try await PerfEngineChild.run(arguments: arguments, timeLimit: max(60, ideal * 10))
+        let child = try await PerfEngineChild.run(executable: benchExecutable, arguments: arguments, timeLimit: max(60, ideal * 10))
         let snapshot = await conditioner.snapshot()
         conditioner.stop()
         let counters = snapshot.interface(.wifi)?.counters ?? InterfaceCounters()
         let requests = Array(origin.requestLog.dropFirst(logStart))
         let content = await PerfEngineVerify.check(storage: storage, videoIDs: scenario.videos, store: origin.store)
-        if keepStorage { FileHandle.standardError.writeSurvivingSignals(Data("kept the engine's storage: \(storage)\n".utf8)) }
+        if keepStorage { progress(.notice("kept the engine's storage: \(storage)")) }
         return PerfEngineRun(
             scenario: scenario, linkBitsPerSecond: linkBitsPerSecond, child: child, content: content,
             downlinkBytes: counters.bytesDownlink, uplinkBytes: counters.bytesUplink,

@@ -15,7 +15,8 @@ enum PerfEngineSections {
             completion(run),
             PerfFigure("goodput (content / launch-to-exit)", share * 100, unit: "%",
                        display: String(format: "%.1f%% (%.1f Mbit/s)", share * 100, run.goodput / 1e6),
-                       target: "≥ \(Int(goodputTarget * 100))% of link", pass: run.isComplete && share >= goodputTarget),
+                       target: PerfTarget(.atLeast(goodputTarget * 100), text: "≥ \(Int(goodputTarget * 100))% of link"),
+                       precondition: run.isComplete),
             PerfFigure("content bytes", Double(run.content.bytes), unit: "B", display: megabytes(run.content.bytes)),
             PerfFigure("wall time, launch to exit", run.child.wallSeconds, unit: "s"),
             PerfFigure("link downstream bytes", Double(run.downlinkBytes), unit: "B",
@@ -34,7 +35,7 @@ enum PerfEngineSections {
             completion(run),
             PerfFigure("bytes fetched / content bytes", value, unit: "×",
                        display: String(format: "%.4f", value),
-                       target: "≤ \(overheadTarget)", pass: run.isComplete && value > 0 && value <= overheadTarget),
+                       target: .atMost(overheadTarget), precondition: run.isComplete && value > 0),
             PerfFigure("link downstream bytes", Double(run.downlinkBytes), unit: "B", display: megabytes(run.downlinkBytes)),
             PerfFigure("content bytes", Double(run.content.bytes), unit: "B", display: megabytes(run.content.bytes)),
             PerfFigure("random resets", Double(run.randomResets), unit: "",
@@ -51,7 +52,8 @@ enum PerfEngineSections {
         return [
             completion(run),
             PerfFigure("engine peak RSS", Double(peak), unit: "B", display: rss(peak),
-                       target: "≤ \(peakRSSTarget / 1_000_000) MB", pass: run.isComplete && peak > 0 && peak <= peakRSSTarget),
+                       target: PerfTarget(.atMost(Double(peakRSSTarget)), text: "≤ \(peakRSSTarget / 1_000_000) MB"),
+                       precondition: run.isComplete && peak > 0),
             PerfFigure("content bytes", Double(run.content.bytes), unit: "B", display: megabytes(run.content.bytes)),
             PerfFigure("wall time, launch to exit", run.child.wallSeconds, unit: "s"),
             PerfFigure("goodput", run.goodput / run.linkBitsPerSecond * 100, unit: "%",
@@ -130,7 +132,7 @@ enum PerfEngineSections {
 
     private static func completion(_ run: PerfEngineRun) -> PerfFigure {
         PerfFigure("download complete, byte-exact", run.isComplete ? 1 : 0, unit: "",
-                   display: run.isComplete ? "yes" : "NO", target: "yes", pass: run.isComplete)
+                   display: run.isComplete ? "yes" : "NO", target: PerfTarget(.equal(1), text: "yes"))
     }
 
     private static func engineFigures(_ run: PerfEngineRun) -> [PerfFigure] {
@@ -143,7 +145,7 @@ enum PerfEngineSections {
     /// Bytes sent down the link per content byte; 0 when nothing was stored (a missed
     /// figure then, and JSON cannot hold infinity).
     static func ratio(_ run: PerfEngineRun) -> Double {
-        run.content.bytes > 0 ? Double(run.downlinkBytes) / Double(run.content.bytes) : 0
+        PerfStats.ratio(Double(run.downlinkBytes), Double(run.content.bytes))
     }
 
     private static func cpu(_ run: PerfEngineRun) -> Double {

@@ -1,23 +1,25 @@
+import BenchCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `bench proxy` run as a child process of this executable, so its CPU time can be read
+/// `bench proxy` run as a child process (of this executable by default), so its CPU time can be read
 /// from /proc/<pid>/stat apart from the load generators.
 ///
 /// Its stdout goes to a log file (stdio buffers it fully, so the `wifi HOST:PORT` line is not
 /// usable while it runs): the wifi port is picked here and readiness is seen in /proc/net/tcp.
 final class PerfChildProxy {
-    let pid: pid_t
+    let child: ChildProcess
+    var pid: pid_t { child.pid }
     let wifiHost: String
     let wifiPort: UInt16
     let logPath: String
     let profilePath: String
-    private var reaped = false
 
-    /// Writes `profileYAML` to a temp file and starts `<this exe> proxy` on it; waits until it listens.
-    init(profileYAML: String, upstreamPort: UInt16, wifiHost: String = "127.0.0.2") throws {
+    /// Writes `profileYAML` to a temp file and starts `<bench> proxy` on it (`benchExecutable`,
+    /// or this process's executable when nil); waits until it listens.
+    init(profileYAML: String, upstreamPort: UInt16, wifiHost: String = "127.0.0.2", benchExecutable: String? = nil) throws {
         let stamp = "\(getpid())-\(PerfClock.now())"
         let directory = NSTemporaryDirectory()
         profilePath = (directory as NSString).appendingPathComponent("deadzone-perf-\(stamp).yaml")
@@ -26,12 +28,12 @@ final class PerfChildProxy {
         self.wifiHost = wifiHost
         do {
             wifiPort = try PerfSocket.freePort(host: wifiHost)
-            let executable = try Self.executablePath()
-            let arguments = [executable, "proxy", "--profile", profilePath,
-                             "--upstream", "127.0.0.1:\(upstreamPort)",
-                             "--wifi", "\(wifiHost):\(wifiPort)", "--cellular", "127.0.0.3:0",
-                             "--duration", "forever"]
-            pid = try Self.spawn(arguments, output: logPath)
+            let executable = try benchExecutable ?? PerfProcess.currentExecutable()
+            let arguments = ["proxy", "--profile", profilePath, "--upstream", "127.0.0.1:\(upstreamPort)",
+                             "--wifi", "\(wifiHost):\(wifiPort)", "--cellular", "127.0.0.3:0", "--duration", "forever"]
+            do { child = try ChildProcess.spawn(executable, arguments, stdout: .file(logPath), stderr: .stdout) } catch {
+                throw PerfError("\(error)")
+            }
         } catch {
             try? FileManager.default.removeItem(atPath: profilePath)
             try? FileManager.default.removeItem(atPath: logPath)
@@ -72,32 +74,18 @@ final class PerfChildProxy {
         }
     }
 
-    var isAlive: Bool {
-        guard !reaped else { return false }
-        var status: Int32 = 0
-        let rc = waitpid(pid, &status, WNOHANG)
-        if rc == pid { reaped = true }
-        return rc == 0
-    }
+    var isAlive: Bool { child.isRunning }
 
     /// SIGTERM (the child stops its conditioner and prints counters), SIGKILL after 5 s; reaps it,
     /// deletes the temp files and returns what it printed. Idempotent.
     @discardableResult
     func terminate() -> String {
-        if !reaped {
-            kill(pid, SIGTERM)
-            var status: Int32 = 0
+        if child.isRunning {
+            child.send(SIGTERM)
             let deadline = PerfClock.now() + 5_000_000_000
-            while PerfClock.now() < deadline {
-                let rc = waitpid(pid, &status, WNOHANG)
-                if rc == pid || rc < 0 { reaped = true; break }
-                PerfClock.sleep(seconds: 0.02)
-            }
-            if !reaped {
-                kill(pid, SIGKILL)
-                _ = waitpid(pid, &status, 0)
-                reaped = true
-            }
+            while child.isRunning, PerfClock.now() < deadline { PerfClock.sleep(seconds: 0.02) }
+            child.send(SIGKILL)
+            child.waitForExit()
         }
         let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
         try? FileManager.default.removeItem(atPath: profilePath)
@@ -126,34 +114,5 @@ final class PerfChildProxy {
         var address = in_addr()
         guard inet_pton(AF_INET, host, &address) == 1 else { throw PerfError("bad address \(host)") }
         return Substring(String(format: "%08X:%04X", address.s_addr, port))
-    }
-
-    private static func executablePath() throws -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if n > 0 {
-            return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
-        let argument = CommandLine.arguments[0]
-        guard FileManager.default.isExecutableFile(atPath: argument) else {
-            throw PerfError("cannot find this executable (/proc/self/exe and argv[0] failed)")
-        }
-        return argument
-    }
-
-    private static func spawn(_ arguments: [String], output: String) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
-        argv.append(nil)
-        defer { for pointer in argv { free(pointer) } }
-        var pid = pid_t()
-        let rc = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
-        guard rc == 0 else { throw PerfError.system("posix_spawn \(arguments[0])", rc) }
-        return pid
     }
 }

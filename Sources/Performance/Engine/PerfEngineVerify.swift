@@ -81,7 +81,7 @@ enum PerfEngineVerify {
     }
 
     /// Size and SHA-256 (lowercase hex) of a file. Hashed by `ContentResource`, the type
-    /// the origin hashes its bodies with (the bench target does not import swift-crypto);
+    /// the origin hashes its bodies with (this target does not import swift-crypto);
     /// segment files are a few MB, so reading one whole is fine.
     static func sha256(ofFile path: String) -> (Int64, String)? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }

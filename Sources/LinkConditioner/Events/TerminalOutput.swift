@@ -1,10 +1,13 @@
 import BenchCore
 import Foundation
-import LinkConditioner
 
-/// Prints the events a person watching `bench proxy` cares about, one line each.
-struct TerminalEventPrinter: EventSink {
-    func record(_ event: ConditionerEvent) {
+/// Prints the events a person watching `bench proxy` cares about, one line each, on
+/// stdout with the seconds since the conditioner started. Owns nothing; `bench proxy`
+/// puts it among its sinks.
+public struct TerminalEventPrinter: EventSink {
+    public init() {}
+
+    public func record(_ event: ConditionerEvent) {
         let text: String? = switch event.kind {
         case let .phaseApplied(index, label, _): "phase \(index)\(label.map { " (\($0))" } ?? "") applied"
         case let .interfaceUp(interface): "\(interface) up"
@@ -23,7 +26,8 @@ struct TerminalEventPrinter: EventSink {
         }
     }
 
-    static func describe(_ path: NetworkPath) -> String {
+    /// "satisfied via wifi, cellular (expensive)", or "unsatisfied".
+    public static func describe(_ path: NetworkPath) -> String {
         guard path.status == .satisfied else { return "unsatisfied" }
         let names = path.interfaces.map { i in
             i.kind.rawValue + (i.isExpensive ? " (expensive)" : "") + (i.isConstrained ? " (constrained)" : "")
@@ -33,8 +37,9 @@ struct TerminalEventPrinter: EventSink {
 }
 
 /// The per-interface counters table printed when `bench proxy` stops.
-enum CountersTable {
-    static func render(_ snapshot: ConditionerSnapshot) -> String {
+public enum CountersTable {
+    /// One header line, then one line per interface of `snapshot`.
+    public static func render(_ snapshot: ConditionerSnapshot) -> String {
         var lines = ["interface  state             accepted  reset  closed  down bytes    up bytes      lost(down/up)"]
         for interface in snapshot.interfaces {
             let c = interface.counters

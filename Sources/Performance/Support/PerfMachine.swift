@@ -4,133 +4,6 @@ import Synchronization
 import Glibc
 #endif
 
-/// Monotonic time for the perf benchmark (CLOCK_MONOTONIC, the clock libuv's `uv_hrtime` reads).
-enum PerfClock {
-    /// Nanoseconds since an arbitrary fixed instant.
-    static func now() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
-
-    /// Sleeps until the absolute monotonic instant `deadline` (retries after signals).
-    static func sleep(until deadline: UInt64) {
-        var ts = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-        for _ in 0..<1000 {
-            let rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil)
-            if rc != EINTR { return }
-        }
-    }
-
-    static func sleep(seconds: Double) {
-        sleep(until: now() + UInt64(max(0, seconds) * 1e9))
-    }
-
-    static func seconds(_ nanoseconds: UInt64) -> Double { Double(nanoseconds) / 1e9 }
-}
-
-/// Errors of the perf benchmark, with a message that says what failed.
-struct PerfError: Error, CustomStringConvertible, Sendable {
-    var description: String
-
-    init(_ description: String) { self.description = description }
-
-    /// An error from a libc call, naming the call and errno.
-    static func system(_ operation: String, _ code: Int32 = errno) -> PerfError {
-        PerfError("\(operation): \(String(cString: strerror(code))) (errno \(code))")
-    }
-}
-
-/// A flag shared between threads (e.g. "stop now").
-final class PerfFlag: Sendable {
-    private let value = Atomic<Bool>(false)
-
-    func set() { value.store(true, ordering: .releasing) }
-    var isSet: Bool { value.load(ordering: .acquiring) }
-}
-
-/// A counter shared between threads.
-final class PerfCounter: Sendable {
-    private let value = Atomic<Int>(0)
-
-    func add(_ amount: Int) { value.wrappingAdd(amount, ordering: .relaxed) }
-    var current: Int { value.load(ordering: .relaxed) }
-}
-
-/// A dedicated POSIX thread that runs a closure and hands its result to `join`.
-///
-/// Sendable: the thread id is immutable and the result travels through a `Mutex`.
-final class PerfThread<T: Sendable>: Sendable {
-    private let thread: pthread_t
-    private let slot: PerfResultSlot<T>
-
-    private init(thread: pthread_t, slot: PerfResultSlot<T>) {
-        self.thread = thread
-        self.slot = slot
-    }
-
-    /// Starts `body` on a new thread named `name` (at most 15 bytes shown by ps/perf).
-    /// The thread inherits the caller's CPU affinity.
-    static func start(name: String, _ body: @escaping @Sendable () -> T) throws -> PerfThread<T> {
-        let slot = PerfResultSlot<T>()
-        let entry = PerfThreadEntry {
-            PerfThreadName.setCurrent(name)
-            let result = body()
-            slot.value.withLock { $0 = result }
-        }
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(entry).toOpaque()
-        let rc = pthread_create(&thread, nil, { raw in
-            Unmanaged<PerfThreadEntry>.fromOpaque(raw!).takeRetainedValue().body()
-            return nil
-        }, context)
-        guard rc == 0 else {
-            Unmanaged<PerfThreadEntry>.fromOpaque(context).release()
-            throw PerfError.system("pthread_create", rc)
-        }
-        return PerfThread(thread: thread, slot: slot)
-    }
-
-    /// Waits for the thread to finish and returns what it returned. Call once.
-    func join() -> T {
-        pthread_join(thread, nil)
-        return slot.value.withLock { $0! }
-    }
-}
-
-final class PerfResultSlot<T: Sendable>: Sendable {
-    let value = Mutex<T?>(nil)
-}
-
-/// Not generic, so a C thread entry point can call it.
-private final class PerfThreadEntry {
-    let body: () -> Void
-    init(_ body: @escaping () -> Void) { self.body = body }
-}
-
-/// Runs `body` on a new thread named `name` and waits for it; errors thrown there are rethrown here.
-func perfOnThread<T: Sendable>(name: String, _ body: @escaping @Sendable () throws -> T) throws -> T {
-    let thread = try PerfThread<Result<T, PerfError>>.start(name: name) {
-        do { return .success(try body()) } catch let error as PerfError {
-            return .failure(error)
-        } catch {
-            return .failure(PerfError("\(error)"))
-        }
-    }
-    return try thread.join().get()
-}
-
-/// Thread names (pthread_setname_np, found with dlsym like `sched_setaffinity`).
-/// A thread created afterwards (e.g. the conditioner's loop thread) inherits the name.
-enum PerfThreadName {
-    private typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
-
-    static func setCurrent(_ name: String) {
-        guard let symbol = dlsym(nil, "pthread_setname_np") else { return }
-        _ = unsafeBitCast(symbol, to: SetName.self)(pthread_self(), String(name.utf8.prefix(15))!)
-    }
-}
-
 /// CPU affinity through glibc's `sched_setaffinity` (found with dlsym: Swift's Glibc
 /// module is not built with _GNU_SOURCE, so the call is not imported).
 enum PerfAffinity {
@@ -155,6 +28,7 @@ enum PerfAffinity {
         return Int(unsafeBitCast(symbol, to: GetCPU.self)())
     }
 
+    /// CPUs online on this machine (at least 1).
     static var onlineCPUs: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 }
 
@@ -177,15 +51,25 @@ enum PerfLimits {
     }
 }
 
-/// How busy the machine is, to judge whether the figures can be trusted.
-enum PerfLoad {
-    /// Fraction (0...1) of all CPUs' time that was not idle over `seconds`, and the 1-minute load average.
-    static func sample(seconds: Double = 0.5) -> (busy: Double, loadAverage: Double) {
+/// How busy the machine was just before a run, to judge whether its figures can be trusted.
+public struct PerfMachineLoad: Sendable, Equatable {
+    /// Fraction (0...1) of all CPUs' time that was not idle.
+    public var busy: Double
+    /// The 1-minute load average.
+    public var loadAverage: Double
+
+    public init(busy: Double, loadAverage: Double) {
+        self.busy = busy
+        self.loadAverage = loadAverage
+    }
+
+    /// Samples /proc/stat over `seconds` and reads /proc/loadavg (zeros where they are missing).
+    public static func sample(seconds: Double = 0.5) async -> PerfMachineLoad {
         let first = totals()
-        PerfClock.sleep(seconds: seconds)
+        try? await Task.sleep(for: .seconds(seconds))
         let second = totals()
         let total = Double(second.total - first.total), idle = Double(second.idle - first.idle)
-        return (total > 0 ? max(0, 1 - idle / total) : 0, loadAverage())
+        return PerfMachineLoad(busy: total > 0 ? max(0, 1 - idle / total) : 0, loadAverage: loadAverage())
     }
 
     static func loadAverage() -> Double {
