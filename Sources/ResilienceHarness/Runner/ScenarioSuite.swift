@@ -268,3 +268,23 @@ extension ScenarioContext {
         return tokens.allSatisfy { [.downloaded, .failed].contains(live.states[$0]) } && !packages.isBusy
     }
 }
+
+/// A scenario name `bench --scenario` does not know.
+public struct UnknownScenario: Error, Sendable, Hashable, CustomStringConvertible {
+    public var name: String
+
+    public var description: String {
+        "unknown scenario \"\(name)\"; known: \(ScenarioSuite.all.map(\.name).joined(separator: ", ")) (see `bench scenarios`)"
+    }
+}
+
+extension ScenarioSuite {
+    /// The scenarios `names` names, in that order; all of them when `names` is empty.
+    public static func chosen(_ names: [String]) throws(UnknownScenario) -> [Scenario] {
+        guard !names.isEmpty else { return all }
+        return try names.map { name throws(UnknownScenario) in
+            guard let scenario = named(name) else { throw UnknownScenario(name: name) }
+            return scenario
+        }
+    }
+}

@@ -141,3 +141,16 @@ public struct LiveState: Sendable {
         }
     }
 }
+
+extension LiveState {
+    /// "2 downloading, 1 downloaded (48 %)", or "starting" before any download: the
+    /// progress line `bench` shows while a scenario runs.
+    public var summary: String {
+        guard !states.isEmpty else { return "starting" }
+        var counts: [String: Int] = [:]
+        for state in states.values { counts["\(state)", default: 0] += 1 }
+        let listed = counts.keys.sorted().map { "\(counts[$0]!) \($0)" }.joined(separator: ", ")
+        let total = states.keys.map(progress).reduce(0, +) / Double(states.count)
+        return listed + " (\(Int(total * 100)) %)"
+    }
+}

@@ -130,7 +130,7 @@ struct CompareCommand: AsyncParsableCommand {
             FileHandle.standardError.writeSurvivingSignals(Data("error: \(error)\n".utf8))
             throw ExitCode(1)
         }
-        let directory = out ?? SuiteRun.defaultDirectory(profile: "compare-\(loaded.name)")
+        let directory = out ?? SummaryTable.defaultDirectory(profile: "compare-\(loaded.name)")
         let files = try ReportWriter().write(result.report, trace: result.trace, to: URL(fileURLWithPath: directory))
         if json {
             FileHandle.standardOutput.writeSurvivingSignals(try ComparisonJSON.encode(result.report))

@@ -53,7 +53,7 @@ struct GateCommand: AsyncParsableCommand {
         do { run = try await suite.run() } catch { exitBadInput(error.description) }
         let comparison = GateComparison(
             report: run.report, baseline: current, onlyScenariosRun: !options.scenarios.isEmpty)
-        let directory = options.out ?? SuiteRun.defaultDirectory(profile: run.report.run.profile)
+        let directory = options.out ?? SummaryTable.defaultDirectory(profile: run.report.run.profile)
         let files = try SuiteRun.write(run, comparison: comparison, baselineNote: "Compared with \(baseline).", to: directory)
         print("\n" + SummaryTable.render(run.report) + "\n")
         if updateBaseline {

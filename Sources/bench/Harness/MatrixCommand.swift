@@ -81,7 +81,7 @@ struct MatrixCommand: AsyncParsableCommand {
                 entries.append(MatrixEntry(agent: spec.name, app: app, profile: profile, profilePath: path))
             }
         }
-        let directory = out ?? SuiteRun.defaultDirectory(profile: "matrix")
+        let directory = out ?? SummaryTable.defaultDirectory(profile: "matrix")
         let printer = ProgressPrinter(toStandardError: false)
         let output = DescriptorWriter(descriptor: 1)
         let clock = ContinuousClock.now

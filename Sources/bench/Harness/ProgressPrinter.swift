@@ -1,4 +1,5 @@
 import BenchCore
+import BenchReports
 import Foundation
 import ResilienceHarness
 
@@ -20,26 +21,11 @@ final class ProgressPrinter: Sendable {
         case let .running(name, elapsed, limit, live):
             let seconds = elapsed.seconds
             status.update(
-                "  \(Self.bar(seconds / limit.seconds)) \(String(format: "%5.1f", seconds)) s  \(Self.describe(live))",
+                "  \(LiveStatusLine.bar(seconds / limit.seconds)) \(String(format: "%5.1f", seconds)) s  \(live.summary)",
                 seconds: seconds, context: name)
         case .scenarioFinished(let result):
             status.clear()
             status.write("  \(SummaryTable.outcome(result))\n")
         }
-    }
-
-    /// `[#####.....]` for `fraction` of the time limit.
-    static func bar(_ fraction: Double) -> String {
-        LiveStatusLine.bar(fraction)
-    }
-
-    /// "2 downloading, 1 downloaded (48 %)".
-    static func describe(_ live: LiveState) -> String {
-        guard !live.states.isEmpty else { return "starting" }
-        var counts: [String: Int] = [:]
-        for state in live.states.values { counts["\(state)", default: 0] += 1 }
-        let states = counts.keys.sorted().map { "\(counts[$0]!) \($0)" }.joined(separator: ", ")
-        let total = live.states.keys.map(live.progress).reduce(0, +) / Double(live.states.count)
-        return states + " (\(Int(total * 100)) %)"
     }
 }

@@ -47,7 +47,7 @@ struct RunCommand: AsyncParsableCommand {
         let result: HarnessRun
         do { result = try await suite.run() } catch { exitBadInput(error.description) }
         let (comparison, note) = compare(result.report)
-        let directory = options.out ?? SuiteRun.defaultDirectory(profile: result.report.run.profile)
+        let directory = options.out ?? SummaryTable.defaultDirectory(profile: result.report.run.profile)
         let files = try SuiteRun.write(result, comparison: comparison, baselineNote: note, to: directory)
         if json {
             FileHandle.standardOutput.writeSurvivingSignals(try ReportJSON.encode(result.report))

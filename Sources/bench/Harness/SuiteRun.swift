@@ -31,15 +31,7 @@ struct SuiteRun {
 
     /// The scenarios named (all when none), or a `BadInput` listing the known ones.
     func scenarios() throws(BadInput) -> [Scenario] {
-        guard !scenarioNames.isEmpty else { return ScenarioSuite.all }
-        var chosen: [Scenario] = []
-        for name in scenarioNames {
-            guard let scenario = ScenarioSuite.named(name) else {
-                throw BadInput(description: "unknown scenario \"\(name)\"; known: \(ScenarioSuite.all.map(\.name).joined(separator: ", ")) (see `bench scenarios`)")
-            }
-            chosen.append(scenario)
-        }
-        return chosen
+        do { return try ScenarioSuite.chosen(scenarioNames) } catch { throw BadInput(description: error.description) }
     }
 
     /// Runs the chosen scenarios under the profile with live progress.
@@ -94,15 +86,6 @@ struct SuiteRun {
         try ReportWriter().write(
             run.report, trace: run.trace, comparison: comparison, baselineNote: baselineNote,
             to: URL(fileURLWithPath: directory))
-    }
-
-    /// `Reports/<timestamp>-<profile>/`.
-    static func defaultDirectory(profile: String) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd-HHmmss"
-        return "Reports/\(formatter.string(from: Date()))-\(profile)"
     }
 
     /// This executable, for the agent child processes.

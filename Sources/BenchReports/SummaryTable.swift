@@ -1,10 +1,11 @@
+import BenchResults
 import Foundation
-import ResilienceHarness
 
-/// The table printed at the end of a run, and the one-line outcome of a scenario.
-enum SummaryTable {
+/// The table `bench` and `bench gate` print at the end of a run, the one-line outcome of
+/// a scenario its progress shows, and where a run's reports go by default.
+public enum SummaryTable {
     /// "PASS  8 properties held, 3 not applicable (41.2 s)" or "FAIL  crash-recovery: …".
-    static func outcome(_ result: ScenarioResult) -> String {
+    public static func outcome(_ result: ScenarioResult) -> String {
         let seconds = Double(result.endNanoseconds - result.startNanoseconds) / 1e9
         let time = String(format: "%.1f s", seconds)
         if let text = result.unsupportedText {
@@ -28,7 +29,7 @@ enum SummaryTable {
     }
 
     /// One row per scenario: result, failed properties, time to complete, goodput, waste.
-    static func render(_ report: RunReport) -> String {
+    public static func render(_ report: RunReport) -> String {
         let header = ["scenario", "result", "failed properties", "complete", "goodput", "wasted", "peak RSS"]
         var rows = [header]
         for result in report.scenarios {
@@ -53,7 +54,7 @@ enum SummaryTable {
     }
 
     /// A line naming the scenarios not played, and why the run's status ignores them (or not).
-    static func unsupportedNote(_ report: RunReport) -> String {
+    public static func unsupportedNote(_ report: RunReport) -> String {
         let unsupported = report.unsupportedScenarios
         guard !unsupported.isEmpty else { return "" }
         let names = unsupported.map { "\($0.name) (\(($0.unsupported ?? []).joined(separator: ", ")))" }
@@ -61,5 +62,14 @@ enum SummaryTable {
             ? "no scenario was played, so the run fails"
             : "they neither pass nor fail the run"
         return "\n\n\(unsupported.count) unsupported, not played: \(names.joined(separator: ", ")); \(verdict)"
+    }
+
+    /// `Reports/<UTC timestamp>-<name>`: where a run's reports go without `--out`.
+    public static func defaultDirectory(profile name: String, at date: Date = Date()) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        return "Reports/\(formatter.string(from: date))-\(name)"
     }
 }
