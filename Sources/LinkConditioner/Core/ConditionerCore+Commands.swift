@@ -49,9 +49,9 @@ extension ConditionerCore {
         let rto = link.retransmissionTimeout.nanoseconds
         for direction in Direction.allCases {
             pump(runtime, direction)  // serve what finished under the old parameters first
-            runtime.schedulers[direction]!.update(parameters: link[direction], retransmissionTimeout: rto, now: now)
+            runtime.links[direction].update(parameters: link[direction], retransmissionTimeout: rto, now: now)
         }
-        for connection in runtime.connections.values { connection.faults.update(faults: link.faults) }
+        runtime.links.faults.update(settings: link.faults)
         emit(.linkChanged(interface: kind, summary: runtime.setup.summary))
         for direction in Direction.allCases { pump(runtime, direction) }
     }
@@ -88,7 +88,7 @@ extension ConditionerCore {
     private func resumeForwarding(_ runtime: InterfaceRuntime) {
         let rto = runtime.setup.link.retransmissionTimeout.nanoseconds
         for direction in Direction.allCases {
-            runtime.schedulers[direction]!.update(parameters: runtime.setup.link[direction], retransmissionTimeout: rto, now: now)
+            runtime.links[direction].update(parameters: runtime.setup.link[direction], retransmissionTimeout: rto, now: now)
         }
         for connection in runtime.connections.values.sorted(by: { $0.id < $1.id }) {
             if connection.stage == .held {

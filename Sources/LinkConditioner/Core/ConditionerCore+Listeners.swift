@@ -70,9 +70,7 @@ extension ConditionerCore {
         client.setNoDelay()
         let id = ConnectionID(rawValue: nextConnectionID)
         nextConnectionID += 1
-        let faults = ConnectionFaultState(faults: runtime.setup.link.faults,
-                                          generator: generator.derived("connection.\(id.rawValue)"))
-        let connection = ProxyConnection(id: id, interface: runtime.kind, client: client, core: self, faults: faults)
+        let connection = ProxyConnection(id: id, interface: runtime.kind, client: client, core: self)
         runtime.connections[id] = connection
         counters[runtime.kind]?.connectionsAccepted += 1
         emit(.connectionAccepted(connection: id, interface: runtime.kind, peer: connection.peer))

@@ -4,9 +4,9 @@ import CLibUV
 /// Everything the conditioner does, on the loop thread. Other threads reach it
 /// only through `LinkConditioner`'s command queue.
 ///
-/// The core is the driver of the pure state machines (`LinkScheduler`,
-/// `TimelinePlayer`, `PathPublisher`, `ConnectionFaultState`): it feeds them
-/// events and performs the actions they return.
+/// The core is the driver of the pure state machines (the link stages of
+/// `InterfaceLinks`, `TimelinePlayer`, `PathPublisher`): it feeds them events and
+/// performs the actions they return.
 final class ConditionerCore {
     let loop: UnsafeMutablePointer<uv_loop_t>
     let pool = BufferPool()
@@ -86,26 +86,35 @@ final class ConditionerCore {
     // MARK: - Data path
 
     /// Bytes were read from a connection: hand them to the link.
-    func submit(_ count: Int, from connection: ProxyConnection, direction: Direction) {
+    func submit(_ payload: SliceRun, from connection: ProxyConnection, direction: Direction) {
         guard let runtime = interfaces[connection.interface] else { return }
-        if runtime.isForwarding, runtime.setup.link[direction].isTransparent,
-           runtime.schedulers[direction]!.pendingBytes(for: connection.id) == 0 {
-            connection.deliver(count, direction)  // fast path: nothing to shape, nothing queued ahead
+        let queuedAhead = connection[direction].bytesInLink
+        connection[direction].bytesInLink += payload.count  // until `perform` delivers them
+        if runtime.isForwarding, runtime.setup.link[direction].isTransparent, queuedAhead == 0 {
+            // Fast path: nothing to shape, nothing queued ahead; only the faults.
+            perform(runtime.links.bypass(payload, of: connection.id, now: now), runtime, direction)
             return
         }
-        runtime.schedulers[direction]!.enqueue(count, for: connection.id, now: now)
+        runtime.links[direction].enqueue(payload, for: connection.id, now: now)
         if runtime.isForwarding { pump(runtime, direction) } else { rearm() }
     }
 
     /// Lets the link release whatever is due and delivers it.
     func pump(_ runtime: InterfaceRuntime, _ direction: Direction) {
         guard runtime.isForwarding else { return }
-        let outputs = runtime.schedulers[direction]!.advance(to: now)
+        perform(runtime.links.advance(direction, to: now), runtime, direction)
+        rearm()
+    }
+
+    /// Does what the interface's byte path says, in its order: writes deliveries,
+    /// records losses, ends connections whose fault fired.
+    private func perform(_ outputs: [LinkOutput<SliceRun>], _ runtime: InterfaceRuntime, _ direction: Direction) {
         for output in outputs {
             switch output {
-            case let .deliver(id, bytes):
+            case let .deliver(id, payload):
                 guard let connection = runtime.connections[id] else { continue }
-                connection.deliver(bytes, direction)
+                connection[direction].bytesInLink -= payload.count
+                connection.deliver(payload, direction)
                 connection.relieveBackpressure(direction)
             case let .lost(id, bytes, heldUntil):
                 counters[runtime.kind]?.countLoss(direction)
@@ -113,9 +122,10 @@ final class ConditionerCore {
                 let held = heldUntil > now ? Double(heldUntil - now) / 1e6 : 0
                 emit(.packetLost(connection: id, interface: runtime.kind, direction: direction, bytes: bytes,
                                  heldMilliseconds: held))
+            case let .fault(id, action):
+                runtime.connections[id]?.perform(action)
             }
         }
-        rearm()
     }
 
     func isForwarding(_ kind: InterfaceKind) -> Bool { interfaces[kind]?.isForwarding ?? false }
@@ -126,20 +136,20 @@ final class ConditionerCore {
     /// connection from filling the bottleneck and starving the others.
     private func queueShare(_ runtime: InterfaceRuntime, _ direction: Direction) -> Int {
         let limit = runtime.queueLimit(direction, default: configuration.defaultQueueLimitBytes)
-        return max(4 * LinkScheduler.mtu, limit / max(1, runtime.connections.count))
+        return max(4 * BottleneckSettings.mtu, limit / max(1, runtime.connections.count))
     }
 
     /// Stop reading this direction: its backlog (waiting at the link plus being written) reached its share.
     func isOverLimit(_ connection: ProxyConnection, _ direction: Direction) -> Bool {
         guard let runtime = interfaces[connection.interface] else { return false }
-        let own = connection[direction].pendingBytes + connection[direction].bytesInWrite
+        let own = connection[direction].bytesInLink + connection[direction].bytesInWrite
         return own >= queueShare(runtime, direction)
     }
 
     /// Read again: the backlog drained below half of its share.
     func isUnderResumeMark(_ connection: ProxyConnection, _ direction: Direction) -> Bool {
         guard let runtime = interfaces[connection.interface] else { return false }
-        let own = connection[direction].pendingBytes + connection[direction].bytesInWrite
+        let own = connection[direction].bytesInLink + connection[direction].bytesInWrite
         return own < queueShare(runtime, direction) / 2
     }
 
@@ -147,10 +157,8 @@ final class ConditionerCore {
     func connectionEnded(_ connection: ProxyConnection, reason: String) {
         guard let runtime = interfaces[connection.interface],
               runtime.connections.removeValue(forKey: connection.id) != nil else { return }
-        for direction in Direction.allCases {
-            _ = runtime.schedulers[direction]!.removeConnection(connection.id)
-            reportProgress(connection, direction)
-        }
+        _ = runtime.links.removeConnection(connection.id)
+        for direction in Direction.allCases { reportProgress(connection, direction) }
         slowConnects.removeAll { $0.1 == connection.id }
         counters[runtime.kind]?.connectionsClosed += 1
         // One fewer connection: everyone's queue share grew.
@@ -172,9 +180,7 @@ final class ConditionerCore {
         }
         consider(publisher.nextDeadline())
         for (deadline, _, _) in slowConnects { consider(deadline) }
-        for runtime in interfaces.values where runtime.isForwarding {
-            for scheduler in runtime.schedulers.values { consider(scheduler.nextDeadline()) }
-        }
+        for runtime in interfaces.values where runtime.isForwarding { consider(runtime.nextLinkDeadline()) }
         guard let earliest else { deadlineTimer.disarm(); return }
         deadlineTimer.arm(at: earliest, slack: configuration.timerSlack.nanoseconds)
     }
@@ -220,12 +226,13 @@ final class ConditionerCore {
                 for direction in Direction.allCases {
                     reportProgress(connection, direction)
                     let pipe = connection[direction]
-                    if let since = pipe.waitingSince, pipe.stalledSince == nil, !pipe.isDrained,
+                    let pending = pipe.bytesInLink + pipe.bytesInWrite
+                    if let since = pipe.waitingSince, pipe.stalledSince == nil, pending > 0,
                        current - since >= threshold {
                         connection[direction].stalledSince = since
                         connection.stats.stalls += 1
                         emit(.stalled(connection: connection.id, interface: runtime.kind, direction: direction,
-                                      pendingBytes: pipe.pendingBytes + pipe.bytesInWrite))
+                                      pendingBytes: pending))
                     }
                 }
             }

@@ -9,7 +9,8 @@ final class InterfaceRuntime {
     /// The listening (or, while refusing, merely bound) socket.
     var listener: UVTCP?
     var isListening = false
-    var schedulers: [Direction: LinkScheduler]
+    /// The byte path: a link chain per direction, then the connection faults.
+    var links: InterfaceLinks<SliceRun>
     var connections: [ConnectionID: ProxyConnection] = [:]
     /// `ConditionerConfiguration.countsRefusals`: a down (reset, refuse) interface
     /// accepts and resets instead of letting the kernel refuse.
@@ -21,13 +22,15 @@ final class InterfaceRuntime {
         self.setup = setup
         self.endpoint = endpoint
         self.countsRefusals = countsRefusals
-        let rto = setup.link.retransmissionTimeout.nanoseconds
-        schedulers = [
-            .downlink: LinkScheduler(parameters: setup.link.downlink, retransmissionTimeout: rto,
-                                     generator: generator.derived("\(kind).downlink"), now: now),
-            .uplink: LinkScheduler(parameters: setup.link.uplink, retransmissionTimeout: rto,
-                                   generator: generator.derived("\(kind).uplink"), now: now),
-        ]
+        links = InterfaceLinks(kind: kind, link: setup.link, generator: generator, now: now)
+    }
+
+    /// The earliest deadline of the links, read in place: calling a method on a struct
+    /// stored in a class copies the struct first (every stage's storage retained and
+    /// released), and this runs after every event.
+    func nextLinkDeadline() -> UInt64? {
+        func deadline(_ links: inout InterfaceLinks<SliceRun>) -> UInt64? { links.nextDeadline() }
+        return deadline(&links)
     }
 
     /// True when bytes may move: up. A blackholed interface holds everything.

@@ -4,9 +4,10 @@ import CLibUV
 /// A client connection accepted on one interface and its upstream twin.
 ///
 /// Owned by `ConditionerCore` on the loop thread. Bytes read from one side are
-/// handed to the interface's scheduler; the core calls `deliver` when the link
-/// releases them. The connection never drops data silently: bytes are
-/// delivered, discarded with an event (reset, close, removal), or still pending.
+/// handed to the interface's link chain; the core calls `deliver` when the link
+/// and the connection faults release them. The connection never drops data
+/// silently: bytes are delivered, discarded with an event (reset, close, removal),
+/// or still pending in the link.
 final class ProxyConnection {
     enum Stage: Equatable {
         /// Accepted; waiting for slow connect or for a blackholed interface to come back.
@@ -24,27 +25,24 @@ final class ProxyConnection {
     let peer: String
     private(set) var stage: Stage = .held
     var stats = ConnectionStats()
-    var faults: ConnectionFaultState
     var uplink = Pipe(direction: .uplink)
     var downlink = Pipe(direction: .downlink)
     /// Reading is paused by backpressure (not by a blackhole).
     private(set) var pausedByBackpressure: Set<Direction> = []
     private unowned let core: ConditionerCore
 
-    init(id: ConnectionID, interface: InterfaceKind, client: UVTCP, core: ConditionerCore, faults: ConnectionFaultState) {
+    init(id: ConnectionID, interface: InterfaceKind, client: UVTCP, core: ConditionerCore) {
         self.id = id
         self.interface = interface
         self.client = client
         self.core = core
-        self.faults = faults
         self.acceptedAt = core.now
         self.peer = client.peerAddress?.description ?? "?"
     }
 
     subscript(direction: Direction) -> Pipe {
         get { direction == .downlink ? downlink : uplink }
-        // In place: a get/set pair would copy the pipe and make its slice array non-unique
-        // on every mutation, copying it on the hot path.
+        // In place: a get/set pair would copy the pipe on every mutation.
         _modify {
             if direction == .downlink { yield &downlink } else { yield &uplink }
         }
@@ -93,9 +91,15 @@ final class ProxyConnection {
     // MARK: - Reading
 
     private func didRead(_ chunk: Chunk, _ direction: Direction) {
-        self[direction].append(chunk.whole, now: core.now)
-        core.submit(chunk.length, from: self, direction: direction)
+        let wasDrained = isDrained(direction)
+        self[direction].bytesArrived(now: core.now, wasDrained: wasDrained)
+        core.submit(SliceRun(chunk.whole), from: self, direction: direction)
         applyBackpressure(direction)
+    }
+
+    /// Nothing of `direction` is waiting in the link or being written.
+    func isDrained(_ direction: Direction) -> Bool {
+        self[direction].bytesInWrite == 0 && self[direction].bytesInLink == 0
     }
 
     private func didEnd(_ direction: Direction, error: Int32?) {
@@ -138,38 +142,37 @@ final class ProxyConnection {
 
     // MARK: - Delivering
 
-    /// The link released `count` bytes of `direction`: write them to the destination.
-    func deliver(_ count: Int, _ direction: Direction) {
-        guard stage == .open, let destination = destination(direction) else { return }
-        let (allowed, action) = faults.admit(count)
-        let slices = self[direction].take(allowed)
-        let written = slices.reduce(0) { $0 + $1.count }
-        if written > 0 {
-            self[direction].bytesInWrite += written
-            self[direction].total += written
-            stats[bytes: direction] += written
-            core.counters[interface]?[bytes: direction] += written
-            if let stalled = self[direction].progressed(now: core.now) {
-                core.emit(.flowResumed(connection: id, interface: interface, direction: direction,
-                                       stalledMilliseconds: Double(stalled) / 1e6))
-            }
-            destination.write(slices) { [weak self] status in
-                guard let self else { return }
-                self[direction].bytesInWrite -= written
-                if status != 0 { return }  // the connection is being torn down
-                self.relieveBackpressure(direction)
-                self.finishIfDrained(direction)
-            }
+    /// The link and the faults released these bytes of `direction`: write them to the destination.
+    func deliver(_ payload: SliceRun, _ direction: Direction) {
+        guard stage == .open, let destination = destination(direction), payload.count > 0 else { return }
+        let written = payload.count
+        self[direction].bytesInWrite += written
+        self[direction].total += written
+        stats[bytes: direction] += written
+        core.counters[interface]?[bytes: direction] += written
+        if let stalled = self[direction].progressed(now: core.now) {
+            core.emit(.flowResumed(connection: id, interface: interface, direction: direction,
+                                   stalledMilliseconds: Double(stalled) / 1e6))
         }
+        destination.write(payload.slices) { [weak self] status in
+            guard let self else { return }
+            self[direction].bytesInWrite -= written
+            if status != 0 { return }  // the connection is being torn down
+            self.relieveBackpressure(direction)
+            self.finishIfDrained(direction)
+        }
+    }
+
+    /// A connection fault fired: reset or close, as it says.
+    func perform(_ action: FaultAction) {
         switch action {
-        case .reset(let reason)?: reset(reason: reason)
-        case .close(let reason)?: finish(reason: reason)
-        case nil: break
+        case .reset(let reason): reset(reason: reason)
+        case .close(let reason): finish(reason: reason)
         }
     }
 
     private func finishIfDrained(_ direction: Direction) {
-        guard stage == .open, self[direction].isFinished, !self[direction].shutdownStarted,
+        guard stage == .open, self[direction].sourceEnded, isDrained(direction), !self[direction].shutdownStarted,
               let destination = destination(direction) else { return }
         self[direction].shutdownStarted = true
         destination.shutdown { [weak self] _ in
@@ -193,7 +196,7 @@ final class ProxyConnection {
         core.connectionEnded(self, reason: reason)
     }
 
-    /// FIN both sides now, dropping what the link still held.
+    /// FIN both sides now, dropping what the link still held (the core removes it from the link).
     func finish(reason: String) {
         guard stage != .closed else { return }
         teardown()
@@ -215,8 +218,6 @@ final class ProxyConnection {
     private func teardown() {
         stage = .closed
         pauseReading()
-        _ = uplink.discard()
-        _ = downlink.discard()
         stats.ageMilliseconds = Double(core.now - acceptedAt) / 1e6
     }
 }

@@ -9,10 +9,11 @@ import Darwin
 /// The faults of one connection: reset or close after a number of bytes, and
 /// random resets at a rate per MiB.
 ///
-/// A pure state machine owned by the driver's connection object (loop thread
-/// only). Before forwarding bytes in either direction the driver calls
-/// `admit(_:)`, forwards `allowed` of them, then performs `action` if there is one.
-/// Byte counts are over the connection's total forwarded bytes, both directions.
+/// A pure state machine: the per-connection state of `ConnectionFaultStage`
+/// (loop thread only). Before bytes of either direction go to their receiver the
+/// stage calls `admit(_:)`, passes `allowed` of them on, and the driver performs
+/// `action` if there is one. Byte counts are over the connection's total
+/// forwarded bytes, both directions.
 struct ConnectionFaultState: Sendable {
     /// Bytes in a MiB: `resetProbabilityPerMB` is per MiB of forwarded data.
     static let bytesPerMiB = 1_048_576.0

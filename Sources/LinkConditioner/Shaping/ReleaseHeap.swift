@@ -1,8 +1,8 @@
-/// A binary min-heap of (release time, flow slot): which connection's delay line
+/// A binary min-heap of (release time, line slot): which connection's delay line
 /// releases next.
 ///
-/// `LinkScheduler` keeps at most one entry per flow (the release time of the head of
-/// its delay line), so the heap holds at most one entry per active connection.
+/// `DelayStage` keeps at most one entry per line (the release time of its head), so
+/// the heap holds at most one entry per connection with bytes in flight.
 /// Ties are broken by slot so that the order is deterministic.
 struct ReleaseHeap: Sendable {
     struct Entry: Sendable, Equatable {

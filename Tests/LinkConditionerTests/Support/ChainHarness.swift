@@ -1,9 +1,25 @@
 import BenchCore
 @testable import LinkConditioner
 
-/// Plays the libuv driver around a `LinkScheduler` with a hand-moved clock, and
-/// keeps the books: what was enqueued, delivered (and when), lost, discarded.
-struct SchedulerHarness {
+/// What the link chain told the driver, by byte counts: `LinkOutput` of a chain
+/// that carries `ByteCount`s, in the terms the chain tests assert.
+enum ChainOutput: Equatable, Sendable {
+    case deliver(ConnectionID, bytes: Int)
+    case lost(ConnectionID, bytes: Int, heldUntil: UInt64)
+
+    init(_ output: LinkOutput<ByteCount>) {
+        switch output {
+        case let .deliver(connection, payload): self = .deliver(connection, bytes: payload.count)
+        case let .lost(connection, bytes, heldUntil): self = .lost(connection, bytes: bytes, heldUntil: heldUntil)
+        case .fault: preconditionFailure("a link chain has no connection faults; InterfaceLinks adds them")
+        }
+    }
+}
+
+/// Plays the libuv driver around one direction's `LinkChain` (bottleneck, loss,
+/// delay) with a hand-moved clock, and keeps the books: what was enqueued,
+/// delivered (and when), lost, discarded.
+struct ChainHarness {
     struct Delivery {
         var at: UInt64
         var connection: ConnectionID
@@ -17,7 +33,7 @@ struct SchedulerHarness {
         var heldUntil: UInt64
     }
 
-    var scheduler: LinkScheduler
+    var chain: LinkChain<ByteCount>
     private(set) var now: UInt64
     private(set) var enqueued: [ConnectionID: Int] = [:]
     private(set) var delivered: [ConnectionID: Int] = [:]
@@ -27,24 +43,24 @@ struct SchedulerHarness {
     private(set) var advanceCalls = 0
 
     init(_ parameters: LinkDirectionParameters, rto: Duration = .milliseconds(200), seed: UInt64 = 1, now: UInt64 = 0) {
-        scheduler = LinkScheduler(
+        chain = LinkChain(
             parameters: parameters, retransmissionTimeout: rto.nanoseconds,
             generator: SeededGenerator(seed: seed), now: now)
         self.now = now
     }
 
     mutating func enqueue(_ bytes: Int, for connection: ConnectionID) {
-        scheduler.enqueue(bytes, for: connection, now: now)
+        chain.enqueue(ByteCount(bytes), for: connection, now: now)
         enqueued[connection, default: 0] += bytes
     }
 
-    /// Moves the clock to `time` and performs what the scheduler says.
+    /// Moves the clock to `time` and performs what the chain says.
     @discardableResult
-    mutating func advance(to time: UInt64) -> [SchedulerOutput] {
+    mutating func advance(to time: UInt64) -> [ChainOutput] {
         precondition(time >= now, "the monotonic clock never goes back")
         now = time
         advanceCalls += 1
-        let outputs = scheduler.advance(to: time)
+        let outputs = chain.advance(to: time).map(ChainOutput.init)
         for output in outputs {
             switch output {
             case let .deliver(connection, bytes):
@@ -57,20 +73,20 @@ struct SchedulerHarness {
         return outputs
     }
 
-    /// Moves the clock without advancing the scheduler: a driver that stopped pumping.
+    /// Moves the clock without advancing the chain: a driver that stopped pumping.
     mutating func skipTime(to time: UInt64) {
         precondition(time >= now, "the monotonic clock never goes back")
         now = time
     }
 
     mutating func update(_ parameters: LinkDirectionParameters, rto: Duration = .milliseconds(200)) {
-        scheduler.update(parameters: parameters, retransmissionTimeout: rto.nanoseconds, now: now)
+        chain.update(parameters: parameters, retransmissionTimeout: rto.nanoseconds, now: now)
     }
 
     /// A sender that always has data: tops each connection up to `backlog` pending bytes.
     mutating func keepBacklogged(_ connections: [ConnectionID], backlog: Int = 64 * 1024) {
         for connection in connections {
-            let pending = scheduler.pendingBytes(for: connection)
+            let pending = chain.pendingBytes(for: connection)
             if pending < backlog { enqueue(backlog - pending, for: connection) }
         }
     }
@@ -91,12 +107,12 @@ struct SchedulerHarness {
         }
     }
 
-    /// Advances exactly to each deadline the scheduler asks for, until `end`
+    /// Advances exactly to each deadline the chain asks for, until `end`
     /// (or until it has nothing left), so every event is seen at its own instant.
     mutating func stepThroughDeadlines(until end: UInt64, backlogged: [ConnectionID] = [], maxSteps: Int = 10_000_000) {
         keepBacklogged(backlogged)
         var steps = 0
-        while let deadline = scheduler.nextDeadline(), deadline <= end, steps < maxSteps {
+        while let deadline = chain.nextDeadline(), deadline <= end, steps < maxSteps {
             advance(to: max(deadline, now))
             keepBacklogged(backlogged)
             steps += 1

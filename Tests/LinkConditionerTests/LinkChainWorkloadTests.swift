@@ -2,19 +2,19 @@ import BenchCore
 import Testing
 @testable import LinkConditioner
 
-@Suite("LinkScheduler: workloads")
-struct LinkSchedulerWorkloadTests {
+@Suite("LinkChain: workloads")
+struct LinkChainWorkloadTests {
     @Test("conservation: under a random workload every byte is delivered or discarded", arguments: [1, 2, 3] as [UInt64])
     func conservationUnderRandomWorkload(seed: UInt64) {
         var rng = SeededGenerator(seed: seed)
-        var link = SchedulerHarness(randomParameters(&rng), seed: seed)
+        var link = ChainHarness(randomParameters(&rng), seed: seed)
         var discarded: [ConnectionID: Int] = [:]
         let connections = (1...30).map { ConnectionID(UInt64($0)) }
 
         func balanced(_ connection: ConnectionID) -> Bool {
             link.enqueued[connection, default: 0]
                 == link.delivered[connection, default: 0] + discarded[connection, default: 0]
-                + link.scheduler.pendingBytes(for: connection)
+                + link.chain.pendingBytes(for: connection)
         }
 
         for _ in 0..<20_000 {
@@ -25,7 +25,7 @@ struct LinkSchedulerWorkloadTests {
             } else if dice < 0.43 {
                 link.update(randomParameters(&rng), rto: .milliseconds(Int64(rng.next() % 300)))
             } else if dice < 0.44 {
-                discarded[connection, default: 0] += link.scheduler.removeConnection(connection)
+                discarded[connection, default: 0] += link.chain.removeConnection(connection)
             }
             link.advance(to: link.now + rng.next() % (3 * millisecond))
             #expect(balanced(connection))
@@ -33,17 +33,17 @@ struct LinkSchedulerWorkloadTests {
         // Open the link and let everything drain.
         link.update(.transparent)
         link.advance(to: link.now + 10 * second)
-        #expect(link.scheduler.isIdle)
-        #expect(link.scheduler.bottleneckBytes == 0)
+        #expect(link.chain.isIdle)
+        #expect(link.chain.bottleneckBytes == 0)
         for connection in connections {
-            #expect(link.scheduler.pendingBytes(for: connection) == 0)
+            #expect(link.chain.pendingBytes(for: connection) == 0)
             #expect(balanced(connection))
         }
     }
 
     @Test("1000 connections at 10 Mbit/s: fair, accurate and cheap")
     func thousandConnections() {
-        var link = SchedulerHarness(LinkDirectionParameters(rate: mbit(10), delay: .milliseconds(20), jitter: .milliseconds(5)))
+        var link = ChainHarness(LinkDirectionParameters(rate: mbit(10), delay: .milliseconds(20), jitter: .milliseconds(5)))
         let connections = (1...1000).map { ConnectionID(UInt64($0)) }
         // 10 s at 10 Mbit/s is 12.5 MB: 12.5 kB each, so 20 kB keeps every one backlogged.
         for connection in connections { link.enqueue(20_000, for: connection) }

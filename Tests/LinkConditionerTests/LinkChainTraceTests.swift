@@ -2,8 +2,8 @@ import BenchCore
 import Testing
 @testable import LinkConditioner
 
-@Suite("LinkScheduler: rate traces")
-struct LinkSchedulerTraceTests {
+@Suite("LinkChain: rate traces")
+struct LinkChainTraceTests {
     /// 2 s at 8 Mbit/s, a 1 s outage, then 4 Mbit/s (held after the end: no loop).
     let tunnel = RateTrace(
         name: "tunnel",
@@ -16,24 +16,24 @@ struct LinkSchedulerTraceTests {
 
     @Test("the rate follows the trace, and nothing is delivered during an outage")
     func followsTraceWithOutage() {
-        var link = SchedulerHarness(LinkDirectionParameters(rate: .trace(tunnel)))
+        var link = ChainHarness(LinkDirectionParameters(rate: .trace(tunnel)))
         var rng = SeededGenerator(seed: 2)
         link.run(until: 6 * second, lateness: 2 * millisecond, backlogged: [1], rng: &rng)
         // 8 Mbit/s for 2 s = 2 MB (the quantum cut by the outage finishes after it).
         let first = link.delivered(1, after: 0, upTo: 2 * second)
-        #expect(first <= 2_000_000 && first > 2_000_000 - 2 * LinkScheduler.mtu)
+        #expect(first <= 2_000_000 && first > 2_000_000 - 2 * BottleneckSettings.mtu)
         // The outage: not one byte (after the late tick that hands over what finished by 2 s).
         #expect(link.delivered(1, after: 2 * second + 3 * millisecond, upTo: 3 * second) == 0)
         // 4 Mbit/s for 2 s = 1 MB (plus the quantum that waited out the outage), then 4 Mbit/s on.
         let third = link.delivered(1, after: 3 * second, upTo: 5 * second)
-        #expect(abs(third - 1_000_000) <= 2 * LinkScheduler.mtu)
+        #expect(abs(third - 1_000_000) <= 2 * BottleneckSettings.mtu)
         let after = link.delivered(1, after: 5 * second, upTo: 6 * second)
-        #expect(abs(after - 500_000) <= 2 * LinkScheduler.mtu)
+        #expect(abs(after - 500_000) <= 2 * BottleneckSettings.mtu)
     }
 
     @Test("a trace counts from when it is switched in; the same trace keeps its offset")
     func traceOffsetsStartAtSwitchIn() {
-        var link = SchedulerHarness(LinkDirectionParameters(rate: mbit(8)))
+        var link = ChainHarness(LinkDirectionParameters(rate: mbit(8)))
         var rng = SeededGenerator(seed: 3)
         link.run(until: 10 * second, backlogged: [1], rng: &rng)
         // Switched in at 10 s: the outage is at 12-13 s.
@@ -53,7 +53,7 @@ struct LinkSchedulerTraceTests {
             name: "other",
             segments: [.init(durationNanoseconds: 500 * millisecond, bitsPerSecond: 0), .init(durationNanoseconds: second, bitsPerSecond: 8e6)],
             loops: false)
-        var link = SchedulerHarness(LinkDirectionParameters(rate: .trace(tunnel)))
+        var link = ChainHarness(LinkDirectionParameters(rate: .trace(tunnel)))
         var rng = SeededGenerator(seed: 4)
         link.run(until: 1 * second, backlogged: [1], rng: &rng)
         link.update(LinkDirectionParameters(rate: .trace(other)))
@@ -69,7 +69,7 @@ struct LinkSchedulerTraceTests {
         let blinking = RateTrace(
             name: "blinking",
             segments: [.init(durationNanoseconds: 50 * millisecond, bitsPerSecond: 10e6), .init(durationNanoseconds: 50 * millisecond, bitsPerSecond: 0)])
-        var link = SchedulerHarness(LinkDirectionParameters(rate: .trace(blinking)))
+        var link = ChainHarness(LinkDirectionParameters(rate: .trace(blinking)))
         var rng = SeededGenerator(seed: 5)
         link.run(until: 10 * second, lateness: 3 * millisecond, backlogged: [1], rng: &rng)
         let megabits = Double(link.delivered[1, default: 0]) * 8 / 10 / 1e6
