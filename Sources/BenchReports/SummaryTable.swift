@@ -4,30 +4,6 @@ import Foundation
 /// The table `bench` and `bench gate` print at the end of a run, the one-line outcome of
 /// a scenario its progress shows, and where a run's reports go by default.
 public enum SummaryTable {
-    /// "PASS  8 properties held, 3 not applicable (41.2 s)" or "FAIL  crash-recovery: …".
-    public static func outcome(_ result: ScenarioResult) -> String {
-        let seconds = Double(result.endNanoseconds - result.startNanoseconds) / 1e9
-        let time = String(format: "%.1f s", seconds)
-        if let text = result.unsupportedText {
-            return "UNSUPPORTED  \(text): the app's hello does not declare it; not played, not passed (\(time))"
-        }
-        if let error = result.error {
-            return "FAIL  \(error) (\(time))"
-        }
-        let unmet = result.preconditions.filter { !$0.met }
-        if let first = unmet.first {
-            return "FAIL  precondition not met: \(first.name): \(first.detail) (\(time))"
-        }
-        let failed = result.verdicts.filter(\.failed)
-        if let first = failed.first {
-            return "FAIL  \(failed.map(\.property).joined(separator: ", ")): \(first.summary) (\(time))"
-        }
-        let held = result.verdicts.filter { $0.outcome == .passed }.count
-        let skipped = result.verdicts.count - held
-        return "PASS  \(held) properties held, \(skipped) not applicable (\(time)); exercised: "
-            + result.exercisedProperties.joined(separator: ", ")
-    }
-
     /// One row per scenario: result, failed properties, time to complete, goodput, waste.
     public static func render(_ report: RunReport) -> String {
         let header = ["scenario", "result", "failed properties", "complete", "goodput", "wasted", "peak RSS"]

@@ -1,19 +1,17 @@
 import BenchCore
-import ClientComparison
 import Foundation
-import ResilienceHarness
 
-/// Live progress of a comparison: one line per run, and while it runs a progress bar of
+/// Live progress of a comparison on the terminal (`bench compare`): one line per run, and while it runs a progress bar of
 /// the bytes received (redrawn in place on a terminal, one line every 10 s otherwise).
-final class ComparePrinter: Sendable {
+public final class ComparePrinter: Sendable {
     private let status: LiveStatusLine
 
     /// Prints to stderr when `toStandardError` (`--json` keeps stdout for JSON).
-    init(toStandardError: Bool) {
+    public init(toStandardError: Bool) {
         status = LiveStatusLine(toStandardError: toStandardError)
     }
 
-    func header(_ options: ComparisonOptions) {
+    public func header(_ options: ComparisonOptions) {
         let media = options.isRealMedia ? "real media" : "synthetic media"
         status.write("Deadzone \(DeadzoneVersion.current): \(options.clients.count) client\(options.clients.count == 1 ? "" : "s") × "
             + "\(options.modes.count) fault mode\(options.modes.count == 1 ? "" : "s") under \(options.profile.name) (seed \(options.seed), \(media))\n")
@@ -22,7 +20,7 @@ final class ComparePrinter: Sendable {
         }
     }
 
-    func handle(_ progress: ComparisonProgress) {
+    public func handle(_ progress: ComparisonProgress) {
         switch progress {
         case let .preparing(index, count):
             if index == 0 { status.write("preparing the content (\(count) segments)\n") }

@@ -1,19 +1,17 @@
 import BenchCore
-import BenchReports
 import Foundation
-import ResilienceHarness
 
-/// Live progress of a run on the terminal: one line per scenario, and while it runs a
+/// Live progress of a run on the terminal (`bench`, `bench gate`, `bench matrix`): one line per scenario, and while it runs a
 /// progress bar (redrawn in place on a terminal, one line every 10 s otherwise).
-final class ProgressPrinter: Sendable {
+public final class ProgressPrinter: Sendable {
     private let status: LiveStatusLine
 
     /// Prints to stderr when `toStandardError` (the `--json` mode keeps stdout for JSON).
-    init(toStandardError: Bool) {
+    public init(toStandardError: Bool) {
         status = LiveStatusLine(toStandardError: toStandardError)
     }
 
-    func handle(_ progress: HarnessProgress) {
+    public func handle(_ progress: HarnessProgress) {
         switch progress {
         case let .scenarioStarted(name, index, count):
             status.write("[\(index + 1)/\(count)] \(name)\n")
@@ -25,7 +23,7 @@ final class ProgressPrinter: Sendable {
                 seconds: seconds, context: name)
         case .scenarioFinished(let result):
             status.clear()
-            status.write("  \(SummaryTable.outcome(result))\n")
+            status.write("  \(result.outcomeLine)\n")
         }
     }
 }
