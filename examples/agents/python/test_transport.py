@@ -60,7 +60,9 @@ class TransportTests(unittest.TestCase):
 
     def test_connects_to_the_endpoint_and_keeps_the_host(self):
         counted = []
-        data = transport.fetch_bytes(transport.Attempt(self.interface), "http://origin.example:8080/a", counted.append)
+        attempt = transport.Attempt(self.interface)
+        self.addCleanup(attempt.drop)  # the kept-alive connection
+        data = transport.fetch_bytes(attempt, "http://origin.example:8080/a", counted.append)
         self.assertEqual(data, BODY)
         self.assertEqual(sum(counted), len(BODY))
         self.assertEqual(Handler.hosts[-1], "origin.example:8080")
