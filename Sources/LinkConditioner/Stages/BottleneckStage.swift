@@ -52,8 +52,7 @@ struct BottleneckStage<Payload: LinkPayload>: LinkStage {
 
     /// Per-connection queues by slot; nil slots are free for reuse.
     private(set) var queues: [BottleneckQueue<Payload>?] = []
-    private var freeSlots: [Int] = []
-    private var slotByID: [ConnectionID: Int] = [:]
+    private var slots = ConnectionSlots()
     /// Slots with queued bytes, in round-robin order (newcomers join at the end).
     private(set) var active: [Int] = []
     /// Index in `active` of the connection whose turn is next.
@@ -103,7 +102,8 @@ struct BottleneckStage<Payload: LinkPayload>: LinkStage {
     mutating func enqueue(_ packet: consuming LinkPacket<Payload>) {
         let bytes = packet.payload.count
         guard bytes > 0 else { return }
-        let slot = slotByID[packet.connection] ?? makeQueue(packet.connection)
+        let slot = slots[packet.connection]
+            ?? slots.insert(BottleneckQueue(id: packet.connection), for: packet.connection, in: &queues)
         let wasEmpty = queues[slot]!.queuedBytes == 0
         queuedBytes += bytes
         if let heldUntil = packet.heldUntil {
@@ -141,36 +141,20 @@ struct BottleneckStage<Payload: LinkPayload>: LinkStage {
     }
 
     func pendingBytes(for connection: ConnectionID) -> Int {
-        guard let slot = slotByID[connection] else { return 0 }
+        guard let slot = slots[connection] else { return 0 }
         return queues[slot]?.queuedBytes ?? 0
     }
 
     mutating func removeConnection(_ connection: ConnectionID) -> Int {
-        guard let slot = slotByID.removeValue(forKey: connection), let queue = queues[slot] else { return 0 }
+        guard case let (slot, queue)? = slots.remove(connection, from: &queues) else { return 0 }
         queuedBytes -= queue.queuedBytes
         if let turn = active.firstIndex(of: slot) {
             active.remove(at: turn)
             if cursor > turn { cursor -= 1 }
             if cursor >= active.count { cursor = 0 }
         }
-        queues[slot] = nil
-        freeSlots.append(slot)
         vacated = nil
         return queue.queuedBytes
-    }
-
-    private mutating func makeQueue(_ connection: ConnectionID) -> Int {
-        let queue = BottleneckQueue<Payload>(id: connection)
-        let slot: Int
-        if let reused = freeSlots.popLast() {
-            queues[reused] = queue
-            slot = reused
-        } else {
-            queues.append(queue)
-            slot = queues.count - 1
-        }
-        slotByID[connection] = slot
-        return slot
     }
 
     /// A connection with bytes again after a loss: back to the turn it had if the

@@ -24,8 +24,7 @@ struct DelayStage<Payload: LinkPayload>: LinkStage {
     private var generator: SeededGenerator
     /// Per-connection lines by slot; nil slots are free for reuse.
     private var lines: [DelayLine<Payload>?] = []
-    private var freeSlots: [Int] = []
-    private var slotByID: [ConnectionID: Int] = [:]
+    private var slots = ConnectionSlots()
     /// Head release of every non-empty line.
     private var releases = ReleaseHeap()
     /// Bytes on the lines across all connections.
@@ -44,7 +43,8 @@ struct DelayStage<Payload: LinkPayload>: LinkStage {
 
     mutating func enqueue(_ packet: consuming LinkPacket<Payload>) {
         guard packet.bytes > 0 else { return }
-        let slot = slotByID[packet.connection] ?? makeLine(packet.connection)
+        let slot = slots[packet.connection]
+            ?? slots.insert(DelayLine(id: packet.connection), for: packet.connection, in: &lines)
         let release = max(packet.at.addingSaturating(propagationSample()), lines[slot]!.lastRelease)
         if lines[slot]!.nextRelease == nil { releases.push(release: release, slot: slot) }
         bytesInFlight += packet.bytes
@@ -67,31 +67,15 @@ struct DelayStage<Payload: LinkPayload>: LinkStage {
     }
 
     func pendingBytes(for connection: ConnectionID) -> Int {
-        guard let slot = slotByID[connection] else { return 0 }
+        guard let slot = slots[connection] else { return 0 }
         return lines[slot]?.bytes ?? 0
     }
 
     mutating func removeConnection(_ connection: ConnectionID) -> Int {
-        guard let slot = slotByID.removeValue(forKey: connection), let line = lines[slot] else { return 0 }
+        guard case let (slot, line)? = slots.remove(connection, from: &lines) else { return 0 }
         bytesInFlight -= line.bytes
         releases.removeAll(slot: slot)
-        lines[slot] = nil
-        freeSlots.append(slot)
         return line.bytes
-    }
-
-    private mutating func makeLine(_ connection: ConnectionID) -> Int {
-        let line = DelayLine<Payload>(id: connection)
-        let slot: Int
-        if let reused = freeSlots.popLast() {
-            lines[reused] = line
-            slot = reused
-        } else {
-            lines.append(line)
-            slot = lines.count - 1
-        }
-        slotByID[connection] = slot
-        return slot
     }
 
     /// One packet's one-way delay: delay + U[-jitter, +jitter], at least zero.
