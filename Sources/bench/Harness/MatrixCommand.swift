@@ -42,19 +42,14 @@ struct MatrixCommand: AsyncParsableCommand {
 
     /// The builtin engines' command lines, for a profile's seed.
     static func builtin(_ name: String, seed: UInt64) -> AppCommandLine? {
-        let stall = Duration.seconds(4)
-        switch name {
-        case "deadzone":
-            return AppCommandLine(executable: SuiteRun.executablePath(), arguments: AgentOptions(stallTimeout: stall, seed: seed).benchArguments)
-        case "python":
-            return AppCommandLine(executable: "python3", arguments: ["examples/agents/python/agent.py"])
-        default:
+        if name == "python" { return AppCommandLine(executable: "python3", arguments: ["examples/agents/python/agent.py"]) }
+        var misbehavior: AgentMisbehavior?
+        if name != "deadzone" {
             let variant = name.hasPrefix("misbehave:") ? String(name.dropFirst("misbehave:".count)) : name
-            guard let misbehavior = AgentMisbehavior(rawValue: variant) else { return nil }
-            return AppCommandLine(
-                executable: SuiteRun.executablePath(),
-                arguments: AgentOptions(stallTimeout: stall, seed: seed, misbehavior: misbehavior).benchArguments)
+            guard let parsed = AgentMisbehavior(rawValue: variant) else { return nil }
+            misbehavior = parsed
         }
+        return SuiteRun.deadzone(AgentOptions(stallTimeout: SuiteRun.stallTimeout, seed: seed, misbehavior: misbehavior))
     }
 
     func run() async throws {

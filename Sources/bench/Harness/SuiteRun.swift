@@ -47,7 +47,7 @@ struct SuiteRun {
         }
         guard timeLimitSeconds > 0 else { throw BadInput(description: "--time-limit must be a positive number of seconds") }
         let seed = seed ?? profile.seed
-        let stallTimeout = Duration.seconds(4)
+        let stallTimeout = Self.stallTimeout
         let app = try appCommandLine(
             deadzone: AgentOptions(stallTimeout: stallTimeout, seed: seed, misbehavior: agentMisbehavior))
         let options = HarnessOptions(
@@ -71,7 +71,7 @@ struct SuiteRun {
     /// The app under test: `--agent`'s command line, else Deadzone's engine (`bench agent`).
     private func appCommandLine(deadzone: AgentOptions) throws(BadInput) -> AppCommandLine {
         guard let agentCommand else {
-            return AppCommandLine(executable: Self.executablePath(), arguments: deadzone.benchArguments)
+            return Self.deadzone(deadzone)
         }
         if misbehavior != nil {
             throw BadInput(description: "--misbehave runs Deadzone's own engine and cannot be combined with --agent")
@@ -86,6 +86,15 @@ struct SuiteRun {
         try ReportWriter().write(
             run.report, trace: run.trace, comparison: comparison, baselineNote: baselineNote,
             to: URL(fileURLWithPath: directory))
+    }
+
+    /// The stall timeout Deadzone's engine runs with under the harness, and the harness
+    /// judges liveness by (4 s: `HarnessOptions`' default).
+    static let stallTimeout = Duration.seconds(4)
+
+    /// Deadzone's engine as the app under test: this executable's `bench agent` with `options`.
+    static func deadzone(_ options: AgentOptions) -> AppCommandLine {
+        AppCommandLine(executable: executablePath(), arguments: options.benchArguments)
     }
 
     /// This executable, for the agent child processes.
