@@ -187,6 +187,7 @@ extension HTMLReportView {
                 case .improved: ("★ improved", "better")
                 case .regressed: ("✗ regression", "fail")
                 case .missing: ("✗ missing from the run", "fail")
+                case .invalid: ("✗ not a finite number", "fail")
                 case .new: ("+ new (not gated)", "na")
                 case .informational: ("· informational", "na")
                 }

@@ -170,4 +170,51 @@ import Testing
         #expect(!gate.stdout.contains("baseline written"))
         #expect(FileManager.default.contents(atPath: baseline) == before, "the baseline was rewritten")
     }
+
+    @Test func theGateRefusesABaselineOfAnotherProfileOrScenarioSetBeforeRunning() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let baseline = scratch.root + "/baseline.json"
+        try scratch.writeBaseline(Baseline(profile: "flaky-wifi", scenarios: ["housekeeping": [:]]), to: baseline)
+        let profile = try await runBench([
+            "gate", "--baseline", baseline, "--profile", scratch.profile, "--scenario", "housekeeping", "--out", scratch.out,
+        ])
+        #expect(profile.status == 2, "\(profile.output)")
+        #expect(profile.stderr.contains("was made with the profile flaky-wifi, this run uses cli-test"), "\(profile.stderr)")
+        try scratch.writeBaseline(Baseline(profile: "cli-test", scenarios: ["housekeeping": [:]]), to: baseline)
+        let set = try await runBench([
+            "gate", "--baseline", baseline, "--profile", scratch.profile, "--scenario", "crash-recovery", "--out", scratch.out,
+        ])
+        #expect(set.status == 2, "\(set.output)")
+        #expect(set.stderr.contains("another scenario set: it has no crash-recovery"), "\(set.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.out), "it ran before refusing")
+        let few = try await runBench(["gate", "--baseline", baseline, "--profile", scratch.profile, "--calibrate", "2"])
+        #expect(few.status == 2 && few.stderr.contains("at least 3 runs"), "\(few.output)")
+    }
+
+    @Test func calibratingRunsTheSuiteNTimesAndWritesMediansAndSpreads() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let baseline = scratch.root + "/baseline.json"
+        let calibrate = try await runBench([
+            "gate", "--baseline", baseline, "--profile", scratch.profile, "--scenario", "license-before-background",
+            "--calibrate", "3", "--out", scratch.out,
+        ])
+        #expect(calibrate.status == 0, "\(calibrate.output)")
+        for run in 1...3 {
+            #expect(FileManager.default.fileExists(atPath: scratch.out + "/run-\(run)/report.json"), "run \(run)")
+        }
+        let written = try Baseline.read(from: URL(fileURLWithPath: baseline))
+        #expect(written.profile == "cli-test" && written.calibration?.runs == 3)
+        let time = try #require(written.scenarios["license-before-background"]?["time_to_complete_s"])
+        let samples = try #require(time.calibration?.samples)
+        #expect(samples.count == 3 && time.value == samples.sorted()[1])
+        #expect(calibrate.stdout.contains("license-before-background / time_to_complete_s: "), "\(calibrate.stdout)")
+        // The gate then passes against it (same machine, same seed).
+        let gate = try await runBench([
+            "gate", "--baseline", baseline, "--profile", scratch.profile, "--scenario", "license-before-background",
+            "--out", scratch.out + "/gate",
+        ])
+        #expect(gate.status == 0, "\(gate.output)")
+    }
 }

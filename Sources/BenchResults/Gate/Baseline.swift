@@ -20,6 +20,9 @@ public struct Baseline: Sendable, Hashable, Codable {
     /// The app under test of the run it was last updated from (`RunMetadata.agent`); nil
     /// in a file written before it was recorded, which means Deadzone's engine.
     public var agent: String?
+    /// How the values and allowances were calibrated (`bench gate --calibrate N`); nil
+    /// for a baseline set by hand or only updated.
+    public var calibration: BaselineCalibration?
 
     /// Creates a baseline in the current schema version.
     public init(profile: String? = nil, scenarios: [String: [String: MetricBaseline]] = [:], agent: String? = nil) {
@@ -45,6 +48,8 @@ public struct MetricBaseline: Sendable, Hashable, Codable {
     public var direction: MetricDirection
     /// Allowed absolute drift in the bad direction, in the metric's unit; 0 when absent.
     public var absoluteSlack: Double
+    /// The samples the allowance was calibrated from; nil when set by hand.
+    public var calibration: MetricCalibration?
 
     /// Creates a metric baseline.
     public init(value: Double, tolerance: Double, direction: MetricDirection, absoluteSlack: Double = 0) {
@@ -54,7 +59,7 @@ public struct MetricBaseline: Sendable, Hashable, Codable {
         self.absoluteSlack = absoluteSlack
     }
 
-    private enum CodingKeys: String, CodingKey { case value, tolerance, direction, absoluteSlack }
+    private enum CodingKeys: String, CodingKey { case value, tolerance, direction, absoluteSlack, calibration }
 
     /// Decodes a metric; `absoluteSlack` may be left out (it is then 0).
     public init(from decoder: any Decoder) throws {
@@ -63,6 +68,7 @@ public struct MetricBaseline: Sendable, Hashable, Codable {
         tolerance = try c.decode(Double.self, forKey: .tolerance)
         direction = try c.decode(MetricDirection.self, forKey: .direction)
         absoluteSlack = try c.decodeIfPresent(Double.self, forKey: .absoluteSlack) ?? 0
+        calibration = try c.decodeIfPresent(MetricCalibration.self, forKey: .calibration)
         guard tolerance >= 0, absoluteSlack >= 0, value.isFinite, tolerance.isFinite, absoluteSlack.isFinite else {
             throw DecodingError.dataCorrupted(.init(
                 codingPath: decoder.codingPath,
@@ -100,16 +106,4 @@ public enum MetricDirection: String, Sendable, Hashable, Codable, CaseIterable {
     case higherIsBetter
     /// Neither (bytes per interface depend on the profile's timeline): shown, never gated.
     case informational
-}
-
-extension Baseline {
-    /// Why a run of `agent` must not be gated on this baseline (it was made with another
-    /// app), or nil when it may. A baseline without an agent was made with `deadzone`.
-    /// Called by `bench gate` before it runs anything.
-    public func agentRefusal(for agent: String, path: String) -> String? {
-        let made = self.agent ?? "deadzone"
-        guard made != agent else { return nil }
-        return "the baseline \(path) was made with the agent \"\(made)\", not \"\(agent)\": metrics of different apps "
-            + "are not comparable; pass --baseline with a baseline of this agent, or make one with --update-baseline"
-    }
 }

@@ -24,6 +24,10 @@ extension GateComparison {
         }
         for error in scenarioErrors { add("scenario error", "\(error.scenario): \(error.message)") }
         for row in regressions { add("regression", "\(row.scenario) / \(row.metric): \(row.change)") }
+        for row in invalidMetrics {
+            add("invalid metric", "\(row.scenario) / \(row.metric) = \(row.currentText): not a finite number, "
+                + "so the gate cannot judge it (a bug in the measurement or the run)")
+        }
         for row in missingMetrics {
             add("missing metric", "\(row.scenario) / \(row.metric): in the baseline (\(row.baselineText)), not in the run")
         }
@@ -41,18 +45,22 @@ extension GateComparison {
     }
 
     /// Why `bench gate --update-baseline` must not write a baseline from this run: one
-    /// line per failed property and per scenario error, then what was refused; nil when
-    /// the run has neither (regressions do not refuse: updating accepts them).
+    /// line per failed property, scenario error and metric that is not a finite number,
+    /// then what was refused; nil when the run has none (regressions do not refuse:
+    /// updating accepts them).
     public func updateRefusal(baselinePath: String) -> [String]? {
-        guard !propertyFailures.isEmpty || !scenarioErrors.isEmpty else { return nil }
+        guard !propertyFailures.isEmpty || !scenarioErrors.isEmpty || !invalidMetrics.isEmpty else { return nil }
         var lines: [String] = []
         for failure in propertyFailures {
             lines.append("  property failed   \(failure.scenario) / \(failure.property): \(failure.summary)")
         }
         for error in scenarioErrors { lines.append("  scenario error    \(error.scenario): \(error.message)") }
+        for row in invalidMetrics { lines.append("  invalid metric    \(row.scenario) / \(row.metric) = \(row.currentText)") }
         func count(_ n: Int, _ noun: String) -> String? { n == 0 ? nil : "\(n) \(noun)\(n == 1 ? "" : "s")" }
-        let what = [count(propertyFailures.count, "property failure"), count(scenarioErrors.count, "scenario error")]
-            .compactMap { $0 }.joined(separator: " and ")
+        let what = [
+            count(propertyFailures.count, "property failure"), count(scenarioErrors.count, "scenario error"),
+            count(invalidMetrics.count, "invalid metric"),
+        ].compactMap { $0 }.joined(separator: " and ")
         lines.append("gate: FAIL: --update-baseline refused (\(what)): a baseline is recorded from a passing run only; "
             + "\(baselinePath) is unchanged. Fix the failure, then update.")
         return lines
@@ -63,7 +71,8 @@ extension GateComparison {
         func count(_ n: Int, _ noun: String) -> String? { n == 0 ? nil : "\(n) \(noun)\(n == 1 ? "" : "s")" }
         let failing = [
             count(propertyFailures.count, "property failure"), count(scenarioErrors.count, "scenario error"),
-            count(regressions.count, "regression"), count(missingMetrics.count, "missing metric"),
+            count(regressions.count, "regression"), count(invalidMetrics.count, "invalid metric"),
+            count(missingMetrics.count, "missing metric"),
             count(missingScenarios.count, "missing scenario"),
         ].compactMap { $0 }
         let listed = [

@@ -5,8 +5,8 @@ import Foundation
 /// `bench` command (or the runner) and handed to the report writers.
 ///
 /// The gate fails on any property failure, scenario error, metric regression beyond
-/// its allowance, metric or scenario of the baseline missing from the run. New
-/// metrics and informational ones never fail it.
+/// its allowance, metric that is not a finite number, metric or scenario of the
+/// baseline missing from the run. New metrics and informational ones never fail it.
 public struct GateComparison: Sendable, Hashable, Codable {
     /// Every failed verdict of the run, in report order.
     public var propertyFailures: [PropertyFailure]
@@ -56,6 +56,8 @@ public struct GateComparison: Sendable, Hashable, Codable {
     public var regressions: [MetricComparison] { metrics.filter { $0.status == .regressed } }
     /// Metrics of the baseline that the run did not produce.
     public var missingMetrics: [MetricComparison] { metrics.filter { $0.status == .missing } }
+    /// Metrics of the run that are not finite numbers (NaN, infinite): they fail.
+    public var invalidMetrics: [MetricComparison] { metrics.filter { $0.status == .invalid } }
     /// Metrics of the run that the baseline does not have (listed; they do not fail).
     public var newMetrics: [MetricComparison] { metrics.filter { $0.status == .new } }
 
@@ -65,7 +67,7 @@ public struct GateComparison: Sendable, Hashable, Codable {
     /// Whether the gate passes.
     public var passed: Bool {
         propertyFailures.isEmpty && scenarioErrors.isEmpty && regressions.isEmpty && missingMetrics.isEmpty
-            && missingScenarios.isEmpty
+            && invalidMetrics.isEmpty && missingScenarios.isEmpty
     }
 
     /// A failed verdict, as the gate lists it.
@@ -118,6 +120,9 @@ public struct MetricComparison: Sendable, Hashable, Codable {
         case new
         /// Direction `informational`: shown, never gated.
         case informational
+        /// Not a finite number (NaN or infinite): fails the gate, whatever the direction,
+        /// since no allowance can say whether it is better or worse.
+        case invalid
     }
 
     /// Compares one figure.
@@ -128,8 +133,10 @@ public struct MetricComparison: Sendable, Hashable, Codable {
         self.current = current
         status =
             switch (baseline, current) {
+            case let (nil, current?) where !current.isFinite: .invalid
             case (nil, _): .new
             case (_?, nil): .missing
+            case let (_?, current?) where !current.isFinite: .invalid
             case let (baseline?, current?):
                 if baseline.direction == .informational {
                     .informational

@@ -14,9 +14,11 @@ struct GateCommand: AsyncParsableCommand {
             worse than its baseline beyond the tolerance set for it in that file is a regression. Prints what \
             regressed. With --scenario, only the scenarios run are compared (the baseline's others are \
             listed, not failed). --update-baseline rewrites the file from this run (keeping each metric's \
-            tolerance) instead of gating on it, and refuses (exit 1, file unchanged) when a property failed \
-            or a scenario erred. A baseline made with another agent (--agent) is refused (exit 2) before \
-            anything runs. A scenario the app lacks a capability for is reported unsupported and neither \
+            tolerance) instead of gating on it, and refuses (exit 1, file unchanged) when a property failed, \
+            a scenario erred or a metric is not a finite number. --calibrate N runs the suite N times and \
+            writes values and allowances from the spread the runs show (docs/report-schema.md). A baseline \
+            made with another profile, agent (--agent) or scenario set is refused (exit 2) before anything \
+            runs. A scenario the app lacks a capability for is reported unsupported and neither \
             passes nor fails the gate (unless no scenario was played).
             Exit status: 0 when the gate passes, 1 when it fails, 2 for bad input.
             Example: swift run bench gate --baseline Reports/baseline.json
@@ -31,22 +33,36 @@ struct GateCommand: AsyncParsableCommand {
 
     @OptionGroup var options: SuiteOptions
 
-    @Flag(name: .customLong("update-baseline"), help: "Rewrite the baseline from this run.")
+    @Flag(name: .customLong("update-baseline"), help: "Rewrite the baseline's values from this run.")
     var updateBaseline = false
+
+    @Option(help: ArgumentHelp(
+        "Run the suite N times (at least 3) and write the baseline from what they measured.",
+        discussion: "Each metric's value becomes the median of the runs, its allowance 3 times the largest deviation "
+            + "from the median (with a floor per metric); the file records the runs' samples and the machine.",
+        valueName: "N"))
+    var calibrate: Int?
 
     func run() async throws {
         let url = URL(fileURLWithPath: baseline)
         var current = Baseline()
         if FileManager.default.fileExists(atPath: baseline) {
             do { current = try Baseline.read(from: url) } catch { exitBadInput("\(error)") }
-        } else if !updateBaseline {
+        } else if !updateBaseline && calibrate == nil {
             exitBadInput("no baseline at \(baseline); make one with `bench gate --update-baseline --baseline \(baseline)`")
         }
         let suite = SuiteRun(
             profilePath: profile, scenarioNames: options.scenarios, seed: options.seed, timeLimitSeconds: options.timeLimit,
             misbehavior: nil, agentCommand: options.agent,
             progressOnStandardError: false)
-        if !updateBaseline, let refusal = current.agentRefusal(for: suite.agentName, path: baseline) {
+        if let calibrate { return try await calibrateBaseline(runs: calibrate, suite: suite, previous: current) }
+        let (profileName, names): (String, [String])
+        do { (profileName, names) = (try suite.loadProfile().name, try suite.scenarios().map(\.name)) } catch {
+            exitBadInput(error.description)
+        }
+        if !updateBaseline,
+            let refusal = current.refusal(profile: profileName, agent: suite.agentName, scenarios: names, path: baseline)
+        {
             exitBadInput(refusal)
         }
         let run: HarnessRun
