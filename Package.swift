@@ -87,7 +87,7 @@ let package = Package(
             name: "ResilienceHarness",
             dependencies: [
                 "AppProtocol", "BenchCore", "BenchVocabulary", "BenchResults", "HLSPlaylist", "LinkConditioner",
-                "FixtureOrigin", .product(name: "Crypto", package: "swift-crypto"),
+                "FixtureOrigin", .product(name: "Crypto", package: "swift-crypto"), .product(name: "Yams", package: "Yams"),
             ]
         ),
         .target(

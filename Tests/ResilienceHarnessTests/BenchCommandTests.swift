@@ -5,8 +5,8 @@ import Testing
 /// The `bench` command's answers to bad input: exit status 2 and a message that says
 /// what to do, before anything is started.
 @Suite struct BenchCommandTests {
-    func bench(_ arguments: [String]) async throws -> BenchOutcome {
-        try await runBench(arguments)
+    func bench(_ arguments: [String], in directory: String? = nil) async throws -> BenchOutcome {
+        try await runBench(arguments, in: directory)
     }
 
     func temporaryProfile(_ yaml: String) throws -> String {
@@ -32,16 +32,18 @@ import Testing
     @Test func anUnknownScenarioIsBadInputListingTheKnownOnes() async throws {
         let path = try temporaryProfile("name: plain\nduration: 1m\n")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let outcome = try await bench(["--profile", path, "--scenario", "no-such-scenario"])
+        let outcome = try await bench(["--profile", path, "--scenario", "no-such-scenario"], in: ShippedScenarios.root)
         #expect(outcome.status == 2)
         #expect(outcome.output.contains("unknown scenario \"no-such-scenario\""))
-        for scenario in ScenarioSuite.all { #expect(outcome.output.contains(scenario.name)) }
+        for scenario in try ShippedScenarios.suite().all { #expect(outcome.output.contains(scenario.name)) }
     }
 
     @Test func scenariosListsEveryScenarioAndProperty() async throws {
-        let outcome = try await bench(["scenarios"])
+        let outcome = try await bench(["scenarios"], in: ShippedScenarios.root)
         #expect(outcome.status == 0)
-        for scenario in ScenarioSuite.all { #expect(outcome.output.contains(scenario.name)) }
+        for entry in try ShippedScenarios.suite().entries {
+            #expect(outcome.output.contains("\(entry.file.name) (Scenarios/\(entry.file.name).yaml)"), "\(outcome.output)")
+        }
         for property in Properties.all { #expect(outcome.output.contains(property.id)) }
     }
 

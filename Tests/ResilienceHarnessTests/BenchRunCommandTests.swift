@@ -6,7 +6,8 @@ import Testing
 /// and stderr, the files, the exit status, and the gate. Each test runs one short
 /// scenario over real sockets (clean loopback links), so the suite is serialized.
 @Suite(.serialized) struct BenchRunCommandTests {
-    /// A scratch directory to run `bench` in (its own `Reports/`), with the test profile.
+    /// A scratch directory to run `bench` in (its own `Reports/`, the shipped
+    /// `Scenarios/` linked in as in a checkout), with the test profile.
     struct Scratch {
         let root: String
         var profile: String { root + "/cli-test.yaml" }
@@ -15,6 +16,7 @@ import Testing
         init() throws {
             root = NSTemporaryDirectory() + "deadzone-cli-\(UUID().uuidString)"
             try FileManager.default.createDirectory(atPath: root + "/Reports", withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: root + "/Scenarios", withDestinationPath: ShippedScenarios.directory)
             try """
                 name: cli-test
                 description: clean fast links for the command-line tests

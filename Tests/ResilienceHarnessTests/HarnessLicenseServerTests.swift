@@ -21,7 +21,7 @@ import Testing
 
     @Test func theLicenseServerIsToldWhenTheAppIsInTheBackground() async throws {
         let samples = Samples()
-        let scenario = ScenarioSuite.licenseBeforeBackground
+        let scenario = try ShippedScenarios.named("license-before-background")
         // The real scenario's script, with the flag read every 5 ms beside it.
         let probed = Scenario(name: scenario.name, summary: scenario.summary, asserts: scenario.asserts) { s in
             let server = await s.network.origin.licenseServer

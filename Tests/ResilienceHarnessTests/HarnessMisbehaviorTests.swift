@@ -42,7 +42,7 @@ import Testing
     @Test(arguments: cases.map(\.0))
     func theHarnessReportsExactlyThePropertyAMisbehaviourBreaks(_ misbehavior: AgentMisbehavior) async throws {
         let scenarioName = try #require(Self.cases.first { $0.0 == misbehavior }?.1)
-        let scenario = try #require(ScenarioSuite.named(scenarioName))
+        let scenario = try ShippedScenarios.named(scenarioName)
         let options = HarnessOptions(
             profile: Self.profile, profilePath: "(test)", seed: 7, timeLimit: .seconds(150),
             app: try benchAgent(AgentOptions(misbehavior: misbehavior)))

@@ -30,3 +30,29 @@ extension Baseline {
         return .use(baseline, path: path)
     }
 }
+
+extension GateComparison {
+    /// What `bench run` compares `report` with on its HTML page: the baseline at `path`
+    /// (`--baseline`), else the default one when it was made with the run's profile;
+    /// `note` says which, or why there is none, and `warning` is set when `path` could
+    /// not be read. `partial`: only some scenarios ran. Reads at most one file.
+    public static func forRun(
+        _ report: RunReport, baselinePath path: String?, partial: Bool
+    ) -> (comparison: GateComparison?, note: String, warning: String?) {
+        if let path {
+            do {
+                let read = try Baseline.read(from: URL(fileURLWithPath: path))
+                return (GateComparison(report: report, baseline: read, onlyScenariosRun: partial), "Compared with \(path).", nil)
+            } catch {
+                return (nil, "No baseline column: \(error).", "\(error); the report has no baseline column")
+            }
+        }
+        switch Baseline.defaultChoice(for: report.run.profile) {
+        case let .use(baseline, path):
+            let comparison = GateComparison(report: report, baseline: baseline, onlyScenariosRun: partial)
+            return (comparison, "Compared with the default baseline \(path), made with profile \(report.run.profile).", nil)
+        case let .none(reason):
+            return (nil, "No baseline column: \(reason). Pass --baseline FILE to compare with one.", nil)
+        }
+    }
+}

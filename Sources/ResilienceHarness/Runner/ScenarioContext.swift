@@ -111,8 +111,14 @@ public actor ScenarioContext {
     /// new path to the app at once, or never when `publish` is false (a link that dies
     /// without the OS noticing: only a stall timeout can tell).
     public func setInterface(_ kind: InterfaceKind, up: Bool, mode: DownMode = .reset, publish: Bool = true) {
+        setInterface(kind, up: up, mode: mode, pathUpdate: publish ? .immediate : .withheld)
+    }
+
+    /// Takes an interface down (`mode`) or brings it up; the conditioner publishes the
+    /// new path to the app as `pathUpdate` says (at once, late, or never).
+    public func setInterface(_ kind: InterfaceKind, up: Bool, mode: DownMode = .reset, pathUpdate: PathUpdatePolicy) {
         collector.harness(.interfaceSet(kind, up: up, mode: up ? nil : mode))
-        network.conditioner.setState(kind, up ? .up : .down(mode), pathUpdate: publish ? .immediate : .withheld)
+        network.conditioner.setState(kind, up ? .up : .down(mode), pathUpdate: pathUpdate)
     }
 
     /// The conditioner published `path`: the app is told (relay).

@@ -52,9 +52,8 @@ struct GateCommand: AsyncParsableCommand {
             exitBadInput("no baseline at \(baseline); make one with `bench gate --update-baseline --baseline \(baseline)`")
         }
         let suite = SuiteRun(
-            profilePath: profile, scenarioNames: options.scenarios, seed: options.seed, timeLimitSeconds: options.timeLimit,
-            misbehavior: nil, agentCommand: options.agent,
-            progressOnStandardError: false)
+            profilePath: profile, scenarioNames: options.scenarios, scenarioFiles: options.scenarioFiles, seed: options.seed,
+            timeLimitSeconds: options.timeLimit, misbehavior: nil, agentCommand: options.agent, progressOnStandardError: false)
         if let calibrate { return try await calibrateBaseline(runs: calibrate, suite: suite, previous: current) }
         let (profileName, names): (String, [String])
         do { (profileName, names) = (try suite.loadProfile().name, try suite.scenarios().map(\.name)) } catch {
@@ -68,7 +67,7 @@ struct GateCommand: AsyncParsableCommand {
         let run: HarnessRun
         do { run = try await suite.run() } catch { exitBadInput(error.description) }
         let comparison = GateComparison(
-            report: run.report, baseline: current, onlyScenariosRun: !options.scenarios.isEmpty)
+            report: run.report, baseline: current, onlyScenariosRun: !(options.scenarios + options.scenarioFiles).isEmpty)
         let directory = options.out ?? SummaryTable.defaultDirectory(profile: run.report.run.profile)
         let files = try SuiteRun.write(run, comparison: comparison, baselineNote: "Compared with \(baseline).", to: directory)
         print("\n" + SummaryTable.render(run.report) + "\n")

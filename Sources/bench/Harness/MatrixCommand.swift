@@ -28,8 +28,11 @@ struct MatrixCommand: AsyncParsableCommand {
     @Option(name: .customLong("profile"), help: "A network profile (YAML) (repeatable; default Profiles/flaky-wifi.yaml).")
     var profiles: [String] = []
 
-    @Option(name: .customLong("scenario"), help: "Run only this scenario (repeatable; see `bench scenarios`).")
+    @Option(name: .customLong("scenario"), help: "Run only this scenario of Scenarios/ (repeatable; see `bench scenarios`).")
     var scenarios: [String] = []
+
+    @Option(name: .customLong("scenario-file"), help: "Run this scenario file (repeatable; docs/scenario-format.md).")
+    var scenarioFiles: [String] = []
 
     @Option(help: "The matrix's directory (default: Reports/<timestamp>-matrix/).")
     var out: String?
@@ -67,8 +70,8 @@ struct MatrixCommand: AsyncParsableCommand {
         var chosen: [Scenario] = []
         for path in profiles.isEmpty ? ["Profiles/flaky-wifi.yaml"] : profiles {
             let suite = SuiteRun(
-                profilePath: path, scenarioNames: scenarios, seed: seed, timeLimitSeconds: timeLimit, misbehavior: nil,
-                progressOnStandardError: false)
+                profilePath: path, scenarioNames: scenarios, scenarioFiles: scenarioFiles, seed: seed,
+                timeLimitSeconds: timeLimit, misbehavior: nil, progressOnStandardError: false)
             let profile: Profile
             do { profile = try suite.loadProfile(); chosen = try suite.scenarios() } catch { exitBadInput(error.description) }
             for spec in specs {

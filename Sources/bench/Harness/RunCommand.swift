@@ -42,11 +42,13 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let suite = SuiteRun(
-            profilePath: profile, scenarioNames: options.scenarios, seed: options.seed, timeLimitSeconds: options.timeLimit,
-            misbehavior: misbehave, agentCommand: options.agent, progressOnStandardError: json)
+            profilePath: profile, scenarioNames: options.scenarios, scenarioFiles: options.scenarioFiles, seed: options.seed,
+            timeLimitSeconds: options.timeLimit, misbehavior: misbehave, agentCommand: options.agent, progressOnStandardError: json)
         let result: HarnessRun
         do { result = try await suite.run() } catch { exitBadInput(error.description) }
-        let (comparison, note) = compare(result.report)
+        let partial = !(options.scenarios + options.scenarioFiles).isEmpty
+        let (comparison, note, warning) = GateComparison.forRun(result.report, baselinePath: baseline, partial: partial)
+        if let warning { FileHandle.standardError.writeSurvivingSignals(Data("warning: \(warning)\n".utf8)) }
         let directory = options.out ?? SummaryTable.defaultDirectory(profile: result.report.run.profile)
         let files = try SuiteRun.write(result, comparison: comparison, baselineNote: note, to: directory)
         if json {
@@ -58,34 +60,15 @@ struct RunCommand: AsyncParsableCommand {
         }
         if !result.report.passed { throw ExitCode(1) }
     }
-
-    /// The comparison for the HTML page, and the note that says which baseline it is
-    /// (`--baseline`, else the default one when made with this profile) or why none.
-    private func compare(_ report: RunReport) -> (GateComparison?, String) {
-        let partial = !options.scenarios.isEmpty
-        if let baseline {
-            do {
-                let read = try Baseline.read(from: URL(fileURLWithPath: baseline))
-                return (GateComparison(report: report, baseline: read, onlyScenariosRun: partial), "Compared with \(baseline).")
-            } catch {
-                FileHandle.standardError.writeSurvivingSignals(Data("warning: \(error); the report has no baseline column\n".utf8))
-                return (nil, "No baseline column: \(error).")
-            }
-        }
-        switch Baseline.defaultChoice(for: report.run.profile) {
-        case let .use(baseline, path):
-            let comparison = GateComparison(report: report, baseline: baseline, onlyScenariosRun: partial)
-            return (comparison, "Compared with the default baseline \(path), made with profile \(report.run.profile).")
-        case let .none(reason):
-            return (nil, "No baseline column: \(reason). Pass --baseline FILE to compare with one.")
-        }
-    }
 }
 
 /// The options `bench` (run) and `bench gate` share.
 struct SuiteOptions: ParsableArguments {
-    @Option(name: .customLong("scenario"), help: "Run only this scenario (repeatable; see `bench scenarios`).")
+    @Option(name: .customLong("scenario"), help: "Run only this scenario of Scenarios/ (repeatable; see `bench scenarios`).")
     var scenarios: [String] = []
+
+    @Option(name: .customLong("scenario-file"), help: "Run this scenario file (repeatable; docs/scenario-format.md).")
+    var scenarioFiles: [String] = []
 
     @Option(help: "Seed of the run's random choices (default: the profile's seed).")
     var seed: UInt64?

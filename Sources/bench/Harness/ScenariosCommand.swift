@@ -1,23 +1,40 @@
 import ArgumentParser
 import ResilienceHarness
 
-/// `bench scenarios`: what each scenario does and which properties it asserts.
+/// `bench scenarios`: the shipped scenario files, what each does and which properties it asserts.
 struct ScenariosCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scenarios",
-        abstract: "List the scenarios of the suite, what each does and what it asserts."
+        abstract: "List the scenarios of Scenarios/, what each does and what it asserts."
     )
 
     func run() {
-        for scenario in ScenarioSuite.all {
-            print(scenario.name)
-            print("  " + scenario.summary)
-            print("  asserts: " + scenario.asserts.joined(separator: ", "))
-            print("  needs: " + scenario.needs.map(\.rawValue).joined(separator: ", "))
+        do { print(try ScenarioSuite.load().listing) } catch { exitBadInput("\(error)") }
+    }
+}
+
+/// `bench scenario check FILE…`: validates scenario files (docs/scenario-format.md) and
+/// prints one line per valid file; an invalid one prints its error (file:line:column:
+/// key.path: what is wrong and what to do) on standard error, and the command exits 2.
+struct ScenarioCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scenario", abstract: "Work with scenario files.", subcommands: [ScenarioCheckCommand.self])
+}
+
+struct ScenarioCheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "check", abstract: "Validate scenario files and summarise each.")
+
+    @Argument(help: "Scenario YAML files, e.g. Scenarios/housekeeping.yaml.")
+    var files: [String]
+
+    func run() throws {
+        var invalid = 0
+        for file in files {
+            do { print("\(file): valid: " + (try ScenarioFile.load(contentsOf: file)).oneLineSummary) } catch {
+                printError("error: \(error)")
+                invalid += 1
+            }
         }
-        print("\nEvery scenario is also judged on every other property (not applicable when it does not arise):")
-        for property in Properties.all {
-            print("  \(property.id.padding(toLength: 32, withPad: " ", startingAt: 0)) \(property.description)")
-        }
+        if invalid > 0 { throw ExitCode(2) }
     }
 }

@@ -10,6 +10,7 @@ import ResilienceHarness
 struct SuiteRun {
     var profilePath: String
     var scenarioNames: [String]
+    var scenarioFiles: [String] = []
     var seed: UInt64?
     var timeLimitSeconds: Double
     var misbehavior: String?
@@ -29,21 +30,21 @@ struct SuiteRun {
         }
     }
 
-    /// The scenarios named (all when none), or a `BadInput` listing the known ones.
+    /// The scenarios named in Scenarios/ and the scenario files (all of Scenarios/ when
+    /// none), or a `BadInput` naming the file and line, or listing the known names.
     func scenarios() throws(BadInput) -> [Scenario] {
-        do { return try ScenarioSuite.chosen(scenarioNames) } catch { throw BadInput(description: error.description) }
+        do { return try ScenarioSuite.chosen(names: scenarioNames, files: scenarioFiles) } catch {
+            throw BadInput(description: "\(error)")
+        }
     }
 
     /// Runs the chosen scenarios under the profile with live progress.
     func run() async throws(BadInput) -> HarnessRun {
         let profile = try loadProfile()
         let scenarios = try scenarios()
-        var agentMisbehavior: AgentMisbehavior?
-        if let misbehavior {
-            guard let parsed = AgentMisbehavior(rawValue: misbehavior) else {
-                throw BadInput(description: "unknown misbehaviour \"\(misbehavior)\"; known: \(AgentMisbehavior.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            agentMisbehavior = parsed
+        let agentMisbehavior = misbehavior.flatMap(AgentMisbehavior.init(rawValue:))
+        if let misbehavior, agentMisbehavior == nil {
+            throw BadInput(description: "unknown misbehaviour \"\(misbehavior)\"; known: \(AgentMisbehavior.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard timeLimitSeconds > 0 else { throw BadInput(description: "--time-limit must be a positive number of seconds") }
         let seed = seed ?? profile.seed
