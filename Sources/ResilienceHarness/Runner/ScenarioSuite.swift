@@ -235,7 +235,7 @@ extension ScenarioSuite {
         summary: "The profile's own timeline plays (up to 3 minutes) under two long downloads, one not allowed "
             + "cellular and one allowed it: every property is judged over whatever the profile does; a download still "
             + "waiting for an allowed interface when the window closes is cancelled by the user.",
-        asserts: [], needs: [.cellularSetting, .cancelAndDelete, .inspect], targetSeconds: 100, playsProfile: true
+        asserts: [], needs: [.cellularSetting, .cancelAndDelete, .inspect], targetSeconds: 100, interfacesStart: .asProfile
     ) { s in
         let window = ContinuousClock.now + min(s.profile.duration, .seconds(180))
         try await s.launch()
