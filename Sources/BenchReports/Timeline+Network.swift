@@ -42,7 +42,7 @@ extension Timeline {
                 recent = []
                 guard t >= start else { return }
                 let name = label ?? "phase \(index)"
-                let what = mine.isEmpty ? "" : ": " + mine.map(\.text).joined(separator: ", ")
+                let what = mine.isEmpty ? ": nothing left to change" : ": " + mine.map(\.text).joined(separator: ", ")
                 profile.append(NetworkChange(
                     t: t, kind: mine.contains { $0.held } ? .profileHeld : .profile,
                     text: "profile \(name) (at \(Self.seconds(at)) s)\(what)"))
