@@ -19,7 +19,7 @@ extension Profile {
     }
 
     /// A multi-line summary: name, duration, each interface at the start, then every
-    /// phase with its offset, label and what it changes.
+    /// phase with its offset, label and what it changes, then every origin fault window.
     public var summary: String {
         var lines: [String] = []
         lines.append("\(name): \(Units.format(duration)), seed \(seed), path updates \(pathUpdates.summary)")
@@ -44,6 +44,13 @@ extension Profile {
             if let policy = phase.pathUpdate { parts.append("path update \(policy.summary)") }
             let label = phase.label.map { "[\($0)] " } ?? ""
             lines.append("  \(offsets[index].padding(width))  \(label)\(parts.joined(separator: "; "))")
+        }
+        if !origin.isEmpty {
+            lines.append("origin faults: \(origin.count)")
+            for window in origin {
+                let label = window.label.map { "[\($0)] " } ?? ""
+                lines.append("  \(Units.format(window.at))–\(Units.format(window.end))  \(label)\(window.summary)")
+            }
         }
         return lines.joined(separator: "\n")
     }

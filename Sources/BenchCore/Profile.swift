@@ -1,4 +1,5 @@
-/// A network profile: the initial link of each interface and a timeline of phases.
+/// A network profile: the initial link of each interface, a timeline of phases, and
+/// windows of origin faults on the same timeline.
 ///
 /// Profiles describe the network only (no app behaviour). They are read from
 /// YAML by `Profile.load(contentsOf:)`; every phase in `timeline` carries the fully
@@ -16,6 +17,8 @@ public struct Profile: Equatable, Sendable {
     public var timeline: [Phase]
     /// How path changes reach the app unless a phase says otherwise.
     public var pathUpdates: PathUpdatePolicy
+    /// When the fixture origin misbehaves, in order of `at` (the `origin:` section).
+    public var origin: [OriginFaultWindow]
     /// The file this profile came from, when it came from one.
     public var sourcePath: String?
 
@@ -27,6 +30,7 @@ public struct Profile: Equatable, Sendable {
         initial: [InterfaceKind: InterfaceSetup] = [:],
         timeline: [Phase] = [],
         pathUpdates: PathUpdatePolicy = .immediate,
+        origin: [OriginFaultWindow] = [],
         sourcePath: String? = nil
     ) {
         self.name = name
@@ -40,6 +44,7 @@ public struct Profile: Equatable, Sendable {
         self.initial = filled
         self.timeline = timeline.sorted { $0.at < $1.at }
         self.pathUpdates = pathUpdates
+        self.origin = origin.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
         self.sourcePath = sourcePath
     }
 }

@@ -7,7 +7,7 @@ import Yams
 struct ProfileReader {
     let source: ProfileSource
 
-    static let topKeys = ["name", "description", "seed", "duration", "path_updates", "interfaces", "timeline"]
+    static let topKeys = ["name", "description", "seed", "duration", "path_updates", "interfaces", "timeline", "origin"]
     static let phaseKeys = ["at", "label", "path_update"] + InterfaceKind.allCases.map(\.rawValue)
     static let interfaceNames = InterfaceKind.allCases.map(\.rawValue).joined(separator: " and ")
 
@@ -16,7 +16,7 @@ struct ProfileReader {
         let root = try compose(yaml)
         let top = try root.mapping(
             allowed: Self.topKeys,
-            expecting: "a profile mapping with name, duration, interfaces and timeline"
+            expecting: "a profile mapping with name, duration, interfaces, timeline and origin"
         )
         let nameValue = try top.required("name", expecting: "the profile's name, e.g. name: subway-commute")
         let name = try nameValue.scalar(expecting: "the profile's name")
@@ -51,9 +51,13 @@ struct ProfileReader {
         if let list = top["timeline"], !list.isNull {
             timeline = try phases(list, initial: initial, duration: duration)
         }
+        var origin: [OriginFaultWindow] = []
+        if let list = top["origin"], !list.isNull {
+            origin = try originFaults(list, duration: duration)
+        }
         return Profile(
             name: name, description: description, seed: seed, duration: duration,
-            initial: initial, timeline: timeline, pathUpdates: pathUpdates, sourcePath: source.file
+            initial: initial, timeline: timeline, pathUpdates: pathUpdates, origin: origin, sourcePath: source.file
         )
     }
 

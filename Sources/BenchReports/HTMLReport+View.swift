@@ -199,7 +199,13 @@ extension HTMLReportView {
 
     /// Every colour of the timelines, with the CSS class that draws it.
     static let legend: [Fact] =
-        ["up", "down(reset)", "down(blackhole)", "down(refuse)"].map { Fact(key: "interface \($0)", value: "if-" + TimelineSVG.cssName($0)) }
+        [
+            Fact(key: "profile phase", value: "nw-profile"),
+            Fact(key: "profile phase held off by the scenario", value: "nw-profile-held"),
+            Fact(key: "scenario network step", value: "nw-scenario"),
+            Fact(key: "origin fault window (profile)", value: "nw-origin-fault"),
+        ]
+        + ["up", "down(reset)", "down(blackhole)", "down(refuse)"].map { Fact(key: "interface \($0)", value: "if-" + TimelineSVG.cssName($0)) }
         + [Fact(key: "throughput", value: "tp")]
         + ["foreground", "background"].map { Fact(key: "app \($0)", value: "lc-" + $0) }
         + (AppState.allCases.filter { $0 != .notDownloaded }.map(\.description) + [Timeline.agentDown]).map {

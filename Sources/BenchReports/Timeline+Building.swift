@@ -13,7 +13,8 @@ extension Timeline {
     /// `bytesForwarded` (at the entry's `t`) when there are any in the window, else the
     /// origin's records by `interface`, each spread evenly over [t − duration, t] (t is the response end).
     /// Download lanes are the downloads named in the window; while the agent is dead
-    /// (killed or exited, until launched) they show `agentDown`.
+    /// (killed or exited, until launched) they show `agentDown`. Who changed the network
+    /// (profile, scenario, origin faults) comes from `NetworkChanges`.
     init(entries: [TraceEntry], start: UInt64, end: UInt64) {
         let end = max(end, start &+ 1)
         let buckets = Buckets(start: start, end: end)
@@ -24,6 +25,7 @@ extension Timeline {
         var named: [String] = []
         var namedSet: Set<String> = []
         var markers: [Marker] = []
+        var network = NetworkChanges(start: start, end: end)
         var conditionerBytes: [String: [Double]] = [:]
         var originBytes: [String: [Double]] = [:]
 
@@ -48,6 +50,7 @@ extension Timeline {
             let inWindow = t >= start
             switch entry.event {
             case .conditioner(let event):
+                network.add(event, at: t)
                 switch event {
                 case let .interfaceUp(interface): interfaces.set(interface.rawValue, "up", at: t)
                 case let .interfaceDown(interface, mode): interfaces.set(interface.rawValue, "down(\(mode.rawValue))", at: t)
@@ -56,6 +59,8 @@ extension Timeline {
                     if inWindow, direction == .downlink {
                         buckets.add(Double(bytes), at: t, to: &conditionerBytes[interface.rawValue, default: buckets.empty])
                     }
+                case .profileStateHeld, .profileStateOverridden:
+                    break  // about the profile's state, not the interface's: NetworkChanges
                 default:
                     if let interface = event.interface { interfaces.touch(interface.rawValue, "up", at: t) }
                 }
@@ -86,6 +91,7 @@ extension Timeline {
                     name(event.download, at: t)
                 }
             case .harness(let event):
+                network.add(event, at: t)
                 switch event {
                 case let .interfaceSet(interface, up, mode):
                     interfaces.set(interface.rawValue, up ? "up" : mode.map { "down(\($0.rawValue))" } ?? "down", at: t)
@@ -135,6 +141,9 @@ extension Timeline {
         self.downloads = named.map { StateLane(name: $0, spans: downloadSpans[$0] ?? []) }
         self.lifecycle = lifecycle.finish()["app"] ?? []
         self.markers = markers
+        self.profileChanges = network.profile
+        self.scenarioSteps = network.scenario
+        self.originFaults = network.finishWindows()
         self.bucketNanoseconds = buckets.width
     }
 }
@@ -149,7 +158,8 @@ extension ConditionerEvent.Kind {
             let .flowResumed(_, interface, _, _), let .packetLost(_, interface, _, _, _),
             let .connectionReset(_, interface, _), let .connectionClosed(_, interface, _, _),
             let .interfaceUp(interface), let .interfaceDown(interface, _), let .linkChanged(interface, _),
-            let .listenerFailed(interface, _):
+            let .listenerFailed(interface, _), let .profileStateHeld(interface, _, _),
+            let .profileStateOverridden(interface, _):
             interface
         case .pathChanged, .pathPublished, .phaseApplied, .timelineFinished, .stopped:
             nil

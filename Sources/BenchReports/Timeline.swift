@@ -1,6 +1,7 @@
-/// What happened during one scenario, laid out on its time window: the state of each
-/// interface, the bytes each carried, each download's states, the app's lifecycle,
-/// and the kills and launches. A pure value built from trace entries
+/// What happened during one scenario, laid out on its time window: who changed the
+/// network (the profile's phases, the scenario's own steps, the profile's origin fault
+/// windows), the state of each interface, the bytes each carried, each download's
+/// states, the app's lifecycle, and the kills and launches. A pure value built from trace entries
 /// (`Timeline+Building.swift`) and drawn by `TimelineSVG`.
 struct Timeline: Equatable {
     /// The window, in nanoseconds since the run's epoch (`end > start`).
@@ -13,6 +14,12 @@ struct Timeline: Equatable {
     /// Foreground and background spans (nothing before the first lifecycle event).
     var lifecycle: [Span]
     var markers: [Marker]
+    /// The profile's phases (`NetworkChange.Kind.profile` or `.profileHeld`), each at its instant.
+    var profileChanges: [NetworkChange]
+    /// The scenario's own network steps (`.harness(.interfaceSet)`).
+    var scenarioSteps: [NetworkChange]
+    /// The profile's origin fault windows, cut to the window.
+    var originFaults: [FaultWindow]
     /// The width of a throughput bucket.
     var bucketNanoseconds: UInt64
 
@@ -47,6 +54,30 @@ struct Timeline: Equatable {
         var text: String
 
         enum Kind: String, CaseIterable { case killed, launched, exited }
+    }
+
+    /// A change of the network at one instant, and who made it.
+    struct NetworkChange: Equatable {
+        var t: UInt64
+        var kind: Kind
+        /// What changed, for the tooltip: `drop 1 (reset): wifi down(reset)`.
+        var text: String
+
+        enum Kind: String, CaseIterable {
+            /// A phase of the profile that applied.
+            case profile
+            /// A phase of the profile some of whose state changes the scenario held off.
+            case profileHeld = "profile-held"
+            /// A network step of the scenario.
+            case scenario
+        }
+    }
+
+    /// A window of the profile's `origin:` section, while the origin misbehaved.
+    struct FaultWindow: Equatable {
+        var start: UInt64
+        var end: UInt64
+        var text: String
     }
 
     /// The state the download lanes show while the agent process is dead.

@@ -4,9 +4,11 @@ import Foundation
 /// The geometry of one scenario's timeline, ready for the template's `<svg>`: every
 /// number already a string, every text made XML-legal (the template escapes it).
 ///
-/// Rows from the top: per interface its up/down lane and its throughput bars, the
-/// app's lifecycle, one lane per download; then the time axis in seconds since the
-/// run's epoch. Kills, launches and exits are vertical lines across all rows.
+/// Rows from the top: who changed the network (when they did: the profile's phases,
+/// the scenario's own steps, the profile's origin fault windows, each a lane of its
+/// own and a colour of its own), per interface its up/down lane and its throughput
+/// bars, the app's lifecycle, one lane per download; then the time axis in seconds
+/// since the run's epoch. Kills, launches and exits are vertical lines across all rows.
 struct TimelineSVG {
     var width = "1000"
     var height: String
@@ -20,7 +22,8 @@ struct TimelineSVG {
     var plotEndX: String
 
     struct Row {
-        /// `interface:wifi`, `throughput:wifi`, `lifecycle`, `download:<token>`.
+        /// `network:profile`, `network:scenario`, `network:origin-faults`, `interface:wifi`,
+        /// `throughput:wifi`, `lifecycle`, `download:<token>`.
         var lane: String
         var label: String
         var caption: String
@@ -87,6 +90,34 @@ struct TimelineSVG {
                 labelY: Self.number(y + min(height, Self.laneHeight) - 3), captionY: Self.number(y + 2 * Self.laneHeight - 3),
                 rects: rects))
             y += height + Self.gap
+        }
+
+        func instants(_ changes: [Timeline.NetworkChange], y: Double) -> [Rect] {
+            changes.map { change in
+                Rect(
+                    x: Self.number(x(change.t) - 1.5), y: Self.number(y), width: "3", height: Self.number(Self.laneHeight),
+                    cssClass: "nw-\(change.kind.rawValue)", title: XMLText.legal("\(Self.seconds(change.t)) s \(change.text)"))
+            }
+        }
+        if !timeline.profileChanges.isEmpty {
+            let held = timeline.profileChanges.filter { $0.kind == .profileHeld }.count
+            addRow(lane: "network:profile", label: "profile",
+                   caption: "\(timeline.profileChanges.count) phases" + (held > 0 ? ", \(held) held off" : ""),
+                   height: Self.laneHeight, rects: instants(timeline.profileChanges, y: y))
+        }
+        if !timeline.scenarioSteps.isEmpty {
+            addRow(lane: "network:scenario", label: "scenario steps", height: Self.laneHeight,
+                   rects: instants(timeline.scenarioSteps, y: y))
+        }
+        if !timeline.originFaults.isEmpty {
+            let windows = timeline.originFaults.map { window in
+                Rect(
+                    x: Self.number(x(window.start)), y: Self.number(y),
+                    width: Self.number(max(x(window.end) - x(window.start), 0.5)), height: Self.number(Self.laneHeight),
+                    cssClass: "nw-origin-fault",
+                    title: XMLText.legal("\(window.text) \(Self.seconds(window.start))–\(Self.seconds(window.end)) s"))
+            }
+            addRow(lane: "network:origin-faults", label: "origin faults", height: Self.laneHeight, rects: windows)
         }
 
         let bucketSeconds = Double(timeline.bucketNanoseconds) / 1e9

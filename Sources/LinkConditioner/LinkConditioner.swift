@@ -72,10 +72,15 @@ public final class LinkConditioner: @unchecked Sendable {
         }
     }
 
-    /// Applies a phase now (links, states, path), as the timeline would.
+    /// Applies a phase now (links, states, path), as the timeline would: under the
+    /// overlay rule, like a phase of the profile.
     public func apply(_ phase: Phase) { send(.applyPhase(phase)) }
 
-    /// Takes an interface up or down; `pathUpdate` overrides the profile's policy for this change.
+    /// Takes an interface up or down: a step of the driver (a scenario's own network
+    /// step), overlaid on the profile's timeline by `ProfileOverlay`'s rule: down wins
+    /// and holds the interface down against the profile's state changes until a later
+    /// `setState(.up)`, which lifts the hold and brings it up (until the profile's next
+    /// state change for it). `pathUpdate` overrides the profile's policy for this change.
     public func setState(_ interface: InterfaceKind, _ state: InterfaceState, pathUpdate: PathUpdatePolicy? = nil) {
         send(.setState(interface, state, pathUpdate))
     }

@@ -127,6 +127,19 @@ struct ProfilePresetTests {
         }
     }
 
+    /// Its origin faults fall at stations, while cellular is up: the captive portal at
+    /// station A, the 503s on segments at station B.
+    @Test func subwayCommuteOriginFaultsComeAtStations() throws {
+        let profile = try Self.load("subway-commute.yaml")
+        #expect(profile.origin.map(\.fault) == [.captivePortal, .status(code: 503, retryAfter: .seconds(5))])
+        for window in profile.origin {
+            let phase = try #require(profile.timeline.last { $0.at <= window.at }, "no phase before \(window.at)")
+            #expect(phase.label?.hasPrefix("station") == true, "\(window.label ?? "") falls after \(phase.label ?? "?")")
+            let next = profile.timeline.first { $0.at > window.at }
+            #expect(window.end <= next?.at ?? profile.duration, "\(window.label ?? "") runs into the next tunnel")
+        }
+    }
+
     @Test func handoffDegradesWifiThenDropsItWithALatePathUpdate() throws {
         let profile = try Self.load("wifi-to-cellular-handoff.yaml")
         let outages = Self.outages(profile, .wifi)

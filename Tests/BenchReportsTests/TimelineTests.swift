@@ -53,4 +53,45 @@ import Testing
         #expect(svg.rows.map(\.lane) == ["lifecycle"])
         #expect(Double(svg.height).map { $0 > 0 } == true)
     }
+
+    @Test func profileScenarioAndOriginFaultsAreToldApart() throws {
+        let entries = [
+            TraceEntry(t: ns(1), .harness(.interfaceSet(.cellular, up: false, mode: .refuse))),
+            TraceEntry(t: ns(2), .harness(.interfaceSet(.wifi, up: true, mode: nil))),
+            TraceEntry(t: ns(2.001), .conditioner(.interfaceUp(interface: .wifi))),
+            // The profile's drop 1 plays on WiFi, and is held off for cellular.
+            TraceEntry(t: ns(4), .conditioner(.interfaceDown(interface: .wifi, mode: .reset))),
+            TraceEntry(t: ns(4), .conditioner(.profileStateHeld(interface: .cellular, state: .down(.blackhole), phase: 0))),
+            TraceEntry(t: ns(4.0001), .conditioner(.phaseApplied(index: 0, label: "drop 1", at: 3))),
+            // The scenario brings WiFi up over the profile's outage.
+            TraceEntry(t: ns(5), .harness(.interfaceSet(.wifi, up: true, mode: nil))),
+            TraceEntry(t: ns(5.001), .conditioner(.profileStateOverridden(interface: .wifi, state: .down(.reset)))),
+            TraceEntry(t: ns(5.001), .conditioner(.interfaceUp(interface: .wifi))),
+            TraceEntry(t: ns(6), .conditioner(.linkChanged(interface: .wifi, summary: "loss 5%"))),
+            TraceEntry(t: ns(6), .conditioner(.phaseApplied(index: 1, label: nil, at: 5))),
+            TraceEntry(t: ns(7), .harness(.originFaultBegan(
+                index: 0, label: "portal", path: "/**", fault: "captive portal", rule: "profile-origin-0"))),
+            TraceEntry(t: ns(8), .harness(.originFaultEnded(index: 0, label: "portal", rule: "profile-origin-0"))),
+            TraceEntry(t: ns(9), .harness(.originFaultBegan(index: 1, label: nil, path: "/**", fault: "stall", rule: "profile-origin-1"))),
+        ]
+        let timeline = Timeline(entries: entries, start: ns(1), end: ns(10))
+        #expect(timeline.profileChanges.map(\.kind) == [.profileHeld, .profile])
+        #expect(timeline.profileChanges[0].text
+            == "profile drop 1 (at 3 s): wifi down(reset), cellular down(blackhole) held off: the scenario holds it down")
+        #expect(timeline.profileChanges[1].text == "profile phase 1 (at 5 s): wifi link loss 5%")
+        #expect(timeline.scenarioSteps.map(\.t) == [ns(1), ns(2), ns(5)])
+        #expect(timeline.scenarioSteps[2].text == "scenario: wifi up (over the profile's down(reset))")
+        #expect(timeline.originFaults == [
+            Timeline.FaultWindow(start: ns(7), end: ns(8), text: "origin fault portal: captive portal"),
+            Timeline.FaultWindow(start: ns(9), end: ns(10), text: "origin fault stall"),
+        ])
+        // The interface lanes are not told the held state: cellular stays as the scenario set it.
+        let cellular = try #require(timeline.interfaces.first { $0.name == "cellular" })
+        #expect(cellular.spans.map(\.state) == ["down(refuse)"])
+        let svg = TimelineSVG(timeline)
+        #expect(Array(svg.rows.map(\.lane).prefix(3)) == ["network:profile", "network:scenario", "network:origin-faults"])
+        #expect(svg.rows[0].rects.map(\.cssClass) == ["nw-profile-held", "nw-profile"])
+        #expect(svg.rows[1].rects.allSatisfy { $0.cssClass == "nw-scenario" })
+        #expect(svg.rows[2].rects.map(\.cssClass) == ["nw-origin-fault", "nw-origin-fault"])
+    }
 }

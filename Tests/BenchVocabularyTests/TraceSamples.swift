@@ -42,6 +42,8 @@ enum TraceSamples {
         .pathPublished(path: NetworkPath(interfaces: [])),
         .phaseApplied(index: 0, label: "outage", at: 3.5),
         .phaseApplied(index: 1, label: nil, at: 7),
+        .profileStateHeld(interface: .cellular, state: .down(.blackhole), phase: 2),
+        .profileStateOverridden(interface: .wifi, state: .down(.refuse)),
         .timelineFinished,
         .stopped,
     ]
@@ -88,6 +90,10 @@ enum TraceSamples {
         .note("trigger progress ≥ 0.5 met"),
         .clientLaunched(client: "ffmpeg", mode: "kill-rerun", pid: 50, attempt: 2),
         .clientExited(client: "ffmpeg", pid: 50, status: 137),
+        .originFaultBegan(index: 0, label: "station portal", path: "/**", fault: "captive portal", rule: "profile-origin-0"),
+        .originFaultBegan(index: 1, label: nil, path: "/videos/**", fault: "status 503", rule: "profile-origin-1"),
+        .originFaultEnded(index: 0, label: "station portal", rule: "profile-origin-0"),
+        .originFaultEnded(index: 1, label: nil, rule: "profile-origin-1"),
     ]
 
     static let license: [LicenseEvent.Kind] = [

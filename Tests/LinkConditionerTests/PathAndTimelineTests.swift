@@ -80,4 +80,35 @@ struct PathAndTimelineTests {
         // A blackhole leaves the path as it was; nothing to publish for the tunnel.
         #expect(published(f).allSatisfy { $0.interface(.wifi) != nil })
     }
+
+    @Test func scenarioStepsOverlayTheTimeline() async throws {
+        // The profile drops WiFi at 150 ms and brings it back at 450 ms; the driver holds
+        // cellular down from the start and takes WiFi down (refuse) at once.
+        let down = InterfaceSetup(state: .down(.reset))
+        let timeline = [
+            Phase(at: .milliseconds(150), label: "drop", changes: [.wifi: down, .cellular: down]),
+            Phase(at: .milliseconds(450), label: "back", changes: [.wifi: .defaultSetup(for: .wifi)]),
+        ]
+        let f = try ConditionerFixture(behaviour: .echo, timeline: timeline, holds: [.cellular: .refuse])
+        defer { f.stop() }
+        f.conditioner.setState(.wifi, .down(.refuse))
+        #expect(await f.events.wait(timeout: .seconds(5)) { events in
+            events.contains { if case .phaseApplied(_, "back", _) = $0.kind { true } else { false } }
+        })
+        let snapshot = await f.conditioner.snapshot()
+        #expect(snapshot.interfaces.map(\.state) == [.down(.refuse), .down(.refuse)], "both still held down")
+        let kinds = f.kinds()
+        #expect(kinds.contains(.profileStateHeld(interface: .wifi, state: .down(.reset), phase: 0)))
+        #expect(kinds.contains(.profileStateHeld(interface: .cellular, state: .down(.reset), phase: 0)))
+        #expect(kinds.contains(.profileStateHeld(interface: .wifi, state: .up, phase: 1)))
+        #expect(!kinds.contains(.interfaceDown(interface: .wifi, mode: .reset)), "the profile's drop was held off")
+        // The driver brings both up: cellular over the profile's down, which still holds for it.
+        f.conditioner.setState(.wifi, .up)
+        f.conditioner.setState(.cellular, .up)
+        #expect(await f.events.wait(timeout: .seconds(5)) { events in
+            events.contains { $0.kind == .profileStateOverridden(interface: .cellular, state: .down(.reset)) }
+        })
+        let after = await f.conditioner.snapshot()
+        #expect(after.interfaces.map(\.state) == [.up, .up])
+    }
 }

@@ -15,7 +15,7 @@ import Testing
         var preconditions: [String]
         var minimumCrashRestarts = 0
         var targetSeconds = 8.0
-        var playsProfile = false
+        var interfacesStart = InterfacesStart.heldDown
     }
 
     static let declared: [Declared] = [
@@ -46,7 +46,7 @@ import Testing
             preconditions: [ScenarioPreconditions.licenseExchangeBeforeBackground.name]),
         Declared(
             name: "profile-timeline", asserts: [], needs: [.cellularSetting, .cancelAndDelete, .inspect], preconditions: [],
-            targetSeconds: 100, playsProfile: true),
+            targetSeconds: 100, interfacesStart: .asProfile),
     ]
 
     @Test func theDirectoryHoldsTheSixScenariosInFileNameOrder() throws {
@@ -66,7 +66,7 @@ import Testing
         #expect(scenario.preconditions.map(\.name) == expected.preconditions)
         #expect(scenario.minimumCrashRestarts == expected.minimumCrashRestarts)
         #expect(scenario.targetSeconds == expected.targetSeconds)
-        #expect(scenario.playsProfile == expected.playsProfile)
+        #expect(scenario.interfacesStart == expected.interfacesStart)
         #expect(scenario.focus == .wifi)
     }
 

@@ -8,12 +8,14 @@ extension ConditionerEvent.Kind: Codable {
     public enum Name: String, Codable, CaseIterable, Sendable {
         case listening, connectionAccepted, connectionRefused, upstreamConnected, upstreamFailed, bytesForwarded
         case stalled, flowResumed, packetLost, connectionReset, connectionClosed, interfaceUp, interfaceDown
-        case linkChanged, listenerFailed, pathChanged, pathPublished, phaseApplied, timelineFinished, stopped
+        case linkChanged, listenerFailed, pathChanged, pathPublished, phaseApplied, profileStateHeld
+        case profileStateOverridden, timelineFinished, stopped
     }
 
     private enum Key: String, CodingKey {
         case type, interface, endpoint, connection, peer, connectMilliseconds, error, direction, bytes, total
         case pendingBytes, stalledMilliseconds, heldMilliseconds, reason, stats, mode, summary, path, index, label, at
+        case state, phase
     }
 
     /// The case's `type`.
@@ -37,6 +39,8 @@ extension ConditionerEvent.Kind: Codable {
         case .pathChanged: .pathChanged
         case .pathPublished: .pathPublished
         case .phaseApplied: .phaseApplied
+        case .profileStateHeld: .profileStateHeld
+        case .profileStateOverridden: .profileStateOverridden
         case .timelineFinished: .timelineFinished
         case .stopped: .stopped
         }
@@ -112,6 +116,13 @@ extension ConditionerEvent.Kind: Codable {
             try c.encode(index, forKey: .index)
             try c.encodeIfPresent(label, forKey: .label)
             try c.encode(at, forKey: .at)
+        case let .profileStateHeld(interface, state, phase):
+            try c.encode(interface, forKey: .interface)
+            try c.encode(state, forKey: .state)
+            try c.encode(phase, forKey: .phase)
+        case let .profileStateOverridden(interface, state):
+            try c.encode(interface, forKey: .interface)
+            try c.encode(state, forKey: .state)
         case .timelineFinished, .stopped:
             break
         }
@@ -169,6 +180,10 @@ extension ConditionerEvent.Kind: Codable {
             self = .pathPublished(path: try value(.path))
         case .phaseApplied:
             self = .phaseApplied(index: try value(.index), label: try c.decodeIfPresent(String.self, forKey: .label), at: try value(.at))
+        case .profileStateHeld:
+            self = .profileStateHeld(interface: try value(.interface), state: try value(.state), phase: try value(.phase))
+        case .profileStateOverridden:
+            self = .profileStateOverridden(interface: try value(.interface), state: try value(.state))
         case .timelineFinished:
             self = .timelineFinished
         case .stopped:

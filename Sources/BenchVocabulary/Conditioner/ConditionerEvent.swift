@@ -48,7 +48,17 @@ public struct ConditionerEvent: Codable, Equatable, Sendable {
         case pathChanged(path: NetworkPath)
         /// The path was published to the app (possibly late, per profile).
         case pathPublished(path: NetworkPath)
+        /// A phase of the profile's timeline played: its `index` in the profile's timeline
+        /// (-1 for one applied by hand), its `label`, its offset `at` in seconds. Every
+        /// change the profile makes comes with one, at the same instant, after the
+        /// `linkChanged`, `interfaceUp` and `interfaceDown` it caused.
         case phaseApplied(index: Int, label: String?, at: Double)
+        /// The profile's phase `phase` set `interface` to `state`, but the driver (the
+        /// scenario) holds it down: the state was not applied (its link changes were).
+        case profileStateHeld(interface: InterfaceKind, state: InterfaceState, phase: Int)
+        /// The driver (the scenario) brought `interface` up while the profile has it in
+        /// `state` (down): up wins until the profile's next change of its state.
+        case profileStateOverridden(interface: InterfaceKind, state: InterfaceState)
         case timelineFinished
         case stopped
     }

@@ -12,14 +12,14 @@ extension HarnessEvent: Codable {
         case scenarioStarted, scenarioFinished, pathGiven, interfaceSet, lifecycle, licenseServerBackground
         case preparedForBackground, downloadRequested, licenseKeyOf, userAction, allowsCellularSet, killed
         case diskAtKill, leftAfterRemoval, launched, helloAnswered, inspected, packageRead, agentExited, note
-        case clientLaunched, clientExited
+        case clientLaunched, clientExited, originFaultBegan, originFaultEnded
     }
 
     private enum Key: String, CodingKey {
         case type, name, profile, seed, timedOut, interfaces, interface, up, mode, foreground, background
         case unfinished, video, download, allowsCellular, protected, error, assetID, keyID, licenseURL, action
         case pid, reason, stored, partial, unknown, packageFiles, after, app, capabilities, inspection, master
-        case cause, found, status, text, client, attempt
+        case cause, found, status, text, client, attempt, index, label, path, fault, rule
     }
 
     /// The case's `type`.
@@ -47,6 +47,8 @@ extension HarnessEvent: Codable {
         case .note: .note
         case .clientLaunched: .clientLaunched
         case .clientExited: .clientExited
+        case .originFaultBegan: .originFaultBegan
+        case .originFaultEnded: .originFaultEnded
         }
     }
 
@@ -130,6 +132,16 @@ extension HarnessEvent: Codable {
             try c.encode(client, forKey: .client)
             try c.encode(pid, forKey: .pid)
             try c.encode(status, forKey: .status)
+        case let .originFaultBegan(index, label, path, fault, rule):
+            try c.encode(index, forKey: .index)
+            try c.encodeIfPresent(label, forKey: .label)
+            try c.encode(path, forKey: .path)
+            try c.encode(fault, forKey: .fault)
+            try c.encode(rule, forKey: .rule)
+        case let .originFaultEnded(index, label, rule):
+            try c.encode(index, forKey: .index)
+            try c.encodeIfPresent(label, forKey: .label)
+            try c.encode(rule, forKey: .rule)
         }
     }
 
@@ -190,6 +202,12 @@ extension HarnessEvent: Codable {
             self = .clientLaunched(client: try value(.client), mode: try value(.mode), pid: try value(.pid), attempt: try value(.attempt))
         case .clientExited:
             self = .clientExited(client: try value(.client), pid: try value(.pid), status: try value(.status))
+        case .originFaultBegan:
+            self = .originFaultBegan(
+                index: try value(.index), label: try optional(.label), path: try value(.path), fault: try value(.fault),
+                rule: try value(.rule))
+        case .originFaultEnded:
+            self = .originFaultEnded(index: try value(.index), label: try optional(.label), rule: try value(.rule))
         }
     }
 }

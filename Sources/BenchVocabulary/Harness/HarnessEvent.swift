@@ -10,8 +10,16 @@ public enum HarnessEvent: Sendable, Hashable {
     case scenarioFinished(name: String, timedOut: Bool)
     /// The network path the app was given (the interfaces up, in preference order).
     case pathGiven(interfaces: [InterfaceKind])
-    /// An interface of the conditioner was taken down (`mode`) or brought up (nil).
+    /// A network step of the scenario (not of the profile, whose changes are the
+    /// conditioner's `phaseApplied`): an interface of the conditioner was taken down
+    /// (`mode`) or brought up (nil).
     case interfaceSet(InterfaceKind, up: Bool, mode: DownMode?)
+    /// A window of the profile's `origin:` section opened (its `index` there, its
+    /// `label`): the origin now answers requests whose path matches `path` with `fault`
+    /// (in words), under the fault rule `rule` (the origin's log names it in `faultRuleID`).
+    case originFaultBegan(index: Int, label: String?, path: String, fault: String, rule: String)
+    /// The window `index` of the profile's `origin:` section closed: its rule was removed.
+    case originFaultEnded(index: Int, label: String?, rule: String)
     /// The app went to the foreground or the background.
     case lifecycle(foreground: Bool)
     /// The license server was told the app is (not) in the background.

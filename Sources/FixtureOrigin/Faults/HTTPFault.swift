@@ -12,6 +12,7 @@ import BenchCore
 /// {"type": "stall_body", "after_bytes": 4096, "duration": "30s"}
 /// {"type": "malformed_playlist"}
 /// {"type": "added_time_to_first_byte", "duration": "1500ms"}
+/// {"type": "captive_portal"}
 /// ```
 public enum HTTPFault: Sendable, Hashable {
     /// Answer with this status (400…599; the suite uses 404, 410, 500, 503) and an
@@ -30,6 +31,29 @@ public enum HTTPFault: Sendable, Hashable {
     case malformedPlaylist
     /// Wait this long before the first byte of the response.
     case addedTimeToFirstByte(Duration)
+    /// Answer `200 OK` with `captivePortalPage` (text/html) whatever was asked for, as a
+    /// public hotspot's captive portal does before the user signs in. A request to the
+    /// license server is answered so too, and the license server issues nothing.
+    case captivePortal
+
+    /// The login page `.captivePortal` serves.
+    public static let captivePortalPage = """
+        <!DOCTYPE html>
+        <html><head><meta charset="utf-8"><title>Sign in to Station WiFi</title></head>
+        <body><h1>Welcome to Station WiFi</h1>
+        <form method="post" action="/login"><label>Email <input name="email"></label>
+        <button>Accept the terms and connect</button></form></body></html>
+
+        """
+
+    /// Whether the fault answers in place of the origin (the request is never served):
+    /// an error status or a captive portal.
+    public var answersInstead: Bool {
+        switch self {
+        case .status, .captivePortal: true
+        default: false
+        }
+    }
 
     /// The `Retry-After` header value for `.status`: whole seconds, rounded up; nil when
     /// there is no retry-after or this is another fault.
@@ -56,7 +80,7 @@ extension HTTPFault: Codable {
     private enum Kind: String, Codable {
         case status, truncateBody = "truncate_body", wrongContentLength = "wrong_content_length"
         case stallBody = "stall_body", malformedPlaylist = "malformed_playlist"
-        case addedTimeToFirstByte = "added_time_to_first_byte"
+        case addedTimeToFirstByte = "added_time_to_first_byte", captivePortal = "captive_portal"
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -80,6 +104,7 @@ extension HTTPFault: Codable {
                     CodingKeys.duration, .init(codingPath: c.codingPath, debugDescription: "added_time_to_first_byte needs a duration"))
             }
             self = .addedTimeToFirstByte(duration)
+        case .captivePortal: self = .captivePortal
         }
         if let problem {
             throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: problem))
@@ -108,6 +133,8 @@ extension HTTPFault: Codable {
         case .addedTimeToFirstByte(let duration):
             try c.encode(Kind.addedTimeToFirstByte, forKey: .type)
             try c.encode(FaultDuration.text(duration), forKey: .duration)
+        case .captivePortal:
+            try c.encode(Kind.captivePortal, forKey: .type)
         }
     }
 }

@@ -39,9 +39,10 @@ struct OriginRouter {
     /// The plan for `request`, with `decision` (already drawn) applied; `content` is the
     /// lookup of its path when `needsContent(request)`.
     func plan(for request: OriginRequest, decision: FaultDecision?, content: ContentLookup? = nil) -> ResponsePlan {
-        if let decision, case .status(let code, _) = decision.fault, licenseEndpoint(of: request) != nil {
+        if let decision, decision.fault.answersInstead, licenseEndpoint(of: request) != nil {
             // The fault answers instead of the license server, which must not issue a
             // license the client never gets; it records the request as rejected.
+            let code = if case .status(let code, _) = decision.fault { code } else { 200 }
             noteRejection(request, status: code, reason: "fault rule '\(decision.ruleID)'")
             var plan = ResponsePlan.error(HTTPResponseStatus(statusCode: code))
             plan.apply(decision, isHead: request.isHead)

@@ -86,7 +86,16 @@ public final class OriginServer: Sendable {
         services.setFaultRules(rules)
     }
 
-    /// The fault rules now, with how often each has fired. Any thread.
+    /// Changes the fault rules live, atomically: `change` gets the rules as they are and
+    /// what it leaves is what the next request sees; nothing changes when it throws.
+    /// Any thread; `change` runs under the rules' lock (keep it short, no I/O).
+    public func updateFaultRules<T: Sendable>(
+        _ change: (inout FaultRuleSet) throws(FaultRuleSetError) -> T
+    ) throws(FaultRuleSetError) -> T {
+        try services.updateFaultRules(change)
+    }
+
+        /// The fault rules now, with how often each has fired. Any thread.
     public var faultRules: FaultRuleSet { services.faultRules }
 
     /// Every request record so far, in the order responses ended. Any thread.

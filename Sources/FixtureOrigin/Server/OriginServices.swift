@@ -83,6 +83,15 @@ final class OriginServices: Sendable {
         faults.withLock { $0 = rules }
     }
 
+    func updateFaultRules<T: Sendable>(_ change: (inout FaultRuleSet) throws(FaultRuleSetError) -> T) throws(FaultRuleSetError) -> T {
+        try faults.withLock { (rules: inout FaultRuleSet) throws(FaultRuleSetError) -> T in
+            var copy = rules
+            let result = try change(&copy)
+            rules = copy
+            return result
+        }
+    }
+
     /// The resource at `path`, completed on `eventLoop`. A cached resource is answered
     /// at once; anything else but a segment or a hash manifest is made at once and cached;
     /// those two are made on a generator thread, shared by every request for the path that

@@ -65,6 +65,14 @@ struct ResponsePlan {
             break
         case .addedTimeToFirstByte(let duration):
             delay = duration
+        case .captivePortal:
+            let page = ResponsePlan(
+                status: .ok, body: Array(HTTPFault.captivePortalPage.utf8), contentType: "text/html; charset=utf-8")
+            status = page.status
+            headers = page.headers
+            headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
+            body = isHead ? [] : page.body
+            delivery = .whole
         }
     }
 }

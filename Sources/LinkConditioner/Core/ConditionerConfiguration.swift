@@ -12,6 +12,11 @@ public struct ConditionerConfiguration: Sendable {
     /// The network to simulate. Its timeline plays only when `playTimeline` is true.
     public var profile: Profile
     public var playTimeline: Bool
+    /// Interfaces the driver holds down from the start, whatever the profile says, and
+    /// the mode of each: the profile's changes to their state wait until a
+    /// `setState(.up)` lifts the hold (the overlay rule, `ProfileOverlay`). Empty by
+    /// default: every interface starts as the profile says.
+    public var holds: [InterfaceKind: DownMode]
     /// Event times are nanoseconds since this monotonic instant (CLOCK_MONOTONIC); nil means the start.
     /// Give several components the same epoch to merge their traces.
     public var epoch: UInt64?
@@ -41,6 +46,7 @@ public struct ConditionerConfiguration: Sendable {
         proxyProtocol: Bool = false,
         profile: Profile = Profile(name: "transparent"),
         playTimeline: Bool = true,
+        holds: [InterfaceKind: DownMode] = [:],
         epoch: UInt64? = nil,
         progressInterval: Duration = .milliseconds(250),
         stallThreshold: Duration = .seconds(1),
@@ -53,6 +59,7 @@ public struct ConditionerConfiguration: Sendable {
         self.proxyProtocol = proxyProtocol
         self.profile = profile
         self.playTimeline = playTimeline
+        self.holds = holds
         self.epoch = epoch
         self.progressInterval = progressInterval
         self.stallThreshold = stallThreshold

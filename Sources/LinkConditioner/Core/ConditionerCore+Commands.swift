@@ -17,7 +17,7 @@ extension ConditionerCore {
         }
         switch command {
         case let .setState(kind, state, policy):
-            setState(kind, state)
+            perform(overlay.step(kind, state), phase: nil)
             pathMayHaveChanged(policy: policy)
         case let .setLink(kind, link):
             setLink(kind, link)
@@ -32,14 +32,29 @@ extension ConditionerCore {
         rearm()
     }
 
-    /// Applies one timeline phase: links first, then states, then the path.
+    /// Applies one timeline phase under the overlay rule (`ProfileOverlay`): links
+    /// first, then the states the driver does not hold, then the path.
     func apply(_ phase: Phase, index: Int) {
-        for (kind, setup) in phase.changes.sorted(by: { $0.key < $1.key }) {
-            if interfaces[kind]?.setup.link != setup.link { setLink(kind, setup.link) }
-            setState(kind, setup.state)
-        }
+        perform(overlay.play(phase), phase: index)
         emit(.phaseApplied(index: index, label: phase.label, at: phase.at.seconds))
         pathMayHaveChanged(policy: phase.pathUpdate)
+    }
+
+    /// Does what the overlay decided, in order; `phase` is the index of the profile's
+    /// phase that caused it (nil for a driver's step).
+    private func perform(_ actions: [ProfileOverlay.Action], phase: Int?) {
+        for action in actions {
+            switch action {
+            case let .setLink(kind, link):
+                if interfaces[kind]?.setup.link != link { setLink(kind, link) }
+            case let .setState(kind, state):
+                setState(kind, state)
+            case let .held(kind, state):
+                emit(.profileStateHeld(interface: kind, state: state, phase: phase ?? -1))
+            case let .overridden(kind, state):
+                emit(.profileStateOverridden(interface: kind, state: state))
+            }
+        }
     }
 
     /// Changes an interface's links live: open connections feel it at once.

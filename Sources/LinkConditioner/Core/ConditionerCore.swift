@@ -17,6 +17,8 @@ final class ConditionerCore {
     var interfaces: [InterfaceKind: InterfaceRuntime] = [:]
     var counters: [InterfaceKind: InterfaceCounters] = [:]
     var timeline: TimelinePlayer?
+    /// Who decides each interface's state: the profile's phases and the driver's steps.
+    var overlay: ProfileOverlay
     var publisher: PathPublisher
     /// The true path last announced with `pathChanged`.
     var knownPath = NetworkPath(interfaces: [])
@@ -38,6 +40,7 @@ final class ConditionerCore {
         self.epoch = configuration.epoch ?? start
         self.generator = SeededGenerator(seed: configuration.profile.seed)
         self.publisher = PathPublisher(initial: NetworkPath(interfaces: []), now: start)
+        self.overlay = ProfileOverlay(initial: configuration.profile.initial, holds: configuration.holds)
         deadlineTimer = UVPreciseTimer(loop: loop)
         deadlineTimer.onFire = { [unowned self] in self.onDeadline() }
         tickTimer = UVTimer(loop: loop)
@@ -59,7 +62,8 @@ final class ConditionerCore {
         let profile = configuration.profile
         let startTime = now
         for kind in InterfaceKind.allCases {
-            let setup = profile.initial[kind] ?? .defaultSetup(for: kind)
+            var setup = profile.initial[kind] ?? .defaultSetup(for: kind)
+            setup.state = overlay.states[kind] ?? setup.state
             let address = configuration.listeners[kind] ?? SocketAddress(host: "127.0.0.1", port: 0)
             let runtime = InterfaceRuntime(kind: kind, setup: setup, endpoint: address,
                                            generator: generator, now: startTime,

@@ -10,6 +10,8 @@ public struct TerminalEventPrinter: EventSink {
     public func record(_ event: ConditionerEvent) {
         let text: String? = switch event.kind {
         case let .phaseApplied(index, label, _): "phase \(index)\(label.map { " (\($0))" } ?? "") applied"
+        case let .profileStateHeld(interface, state, _): "\(interface) \(state) held: the driver holds it down"
+        case let .profileStateOverridden(interface, state): "\(interface) up over the profile's \(state)"
         case let .interfaceUp(interface): "\(interface) up"
         case let .interfaceDown(interface, mode): "\(interface) down (\(mode.rawValue))"
         case let .linkChanged(interface, summary): "\(interface) link: \(summary)"

@@ -103,9 +103,10 @@ struct ScenarioRun {
         let start = collector.now
         collector.scenarioStarted()
         collector.harness(.scenarioStarted(name: scenario.name, profile: options.profile.name, seed: seed))
-        // Every interface starts down and the script brings up what it needs, or as the profile says.
+        // Every interface starts down, held by the scenario until its script brings it up,
+        // or as the profile says.
         for kind in InterfaceKind.allCases {
-            let state = scenario.playsProfile ? options.profile.initial[kind]?.state ?? .up : .down(.refuse)
+            let state = scenario.interfacesStart == .asProfile ? options.profile.initial[kind]?.state ?? .up : .down(.refuse)
             switch state {
             case .up: collector.harness(.interfaceSet(kind, up: true, mode: nil))
             case .down(let mode): collector.harness(.interfaceSet(kind, up: false, mode: mode))
@@ -115,10 +116,12 @@ struct ScenarioRun {
         do {
             network = try await ScenarioNetwork.start(
                 profile: options.profile, focus: scenario.focus, targetSeconds: scenario.targetSeconds, seed: seed,
-                collector: collector, playsProfile: scenario.playsProfile)
+                collector: collector, interfacesStart: scenario.interfacesStart)
         } catch {
             return failed("could not start the scenario's origin and conditioner: \(error)", start: start)
         }
+        let originFaults = OriginFaultPlayer.start(
+            options.profile.origin, origin: network.origin, collector: collector, start: collector.now)
         let storage = (options.workDirectory as NSString)
             .appendingPathComponent("deadzone-\(scenario.name)-\(getpid())-\(seed)")
         defer { try? FileManager.default.removeItem(atPath: storage) }
@@ -133,6 +136,7 @@ struct ScenarioRun {
             for await path in network.conditioner.pathUpdates { await context.pathPublished(path) }
         }
         let outcome = await runScript(context, progress: progress)
+        originFaults?.cancel()
         await context.shutdown()
         collector.harness(.scenarioFinished(name: scenario.name, timedOut: outcome.timedOut))
         collector.absorb(origin: network.origin.requestLog, interfaces: network.interfaces)

@@ -16,9 +16,9 @@ public struct Scenario: Sendable {
     /// lowest variant should take on it.
     public var focus: InterfaceKind
     public var targetSeconds: Double
-    /// Whether the profile's own timeline plays under the script (interfaces start as
-    /// the profile says); otherwise every interface starts down and the script rules.
-    public var playsProfile: Bool
+    /// How the interfaces start. The profile's timeline plays in every scenario, overlaid
+    /// on the script's own network steps (`ProfileOverlay`'s rule, Profiles/README.md).
+    public var interfacesStart: InterfacesStart
     /// The fewest kills followed by a launch after a crash or memory pressure the
     /// scenario must make (`PropertyContext.minimumCrashRestarts`); 0: no minimum.
     public var minimumCrashRestarts: Int
@@ -34,12 +34,12 @@ public struct Scenario: Sendable {
     /// Creates a scenario.
     public init(
         name: String, summary: String, asserts: [String], needs: [Capability] = [], focus: InterfaceKind = .wifi,
-        targetSeconds: Double = 8, playsProfile: Bool = false, minimumCrashRestarts: Int = 0,
+        targetSeconds: Double = 8, interfacesStart: InterfacesStart = .heldDown, minimumCrashRestarts: Int = 0,
         preconditions: [Precondition] = [], script: @escaping @Sendable (ScenarioContext) async throws -> Void
     ) {
         self.needs = needs
         self.preconditions = preconditions
-        self.playsProfile = playsProfile
+        self.interfacesStart = interfacesStart
         self.minimumCrashRestarts = minimumCrashRestarts
         self.name = name
         self.summary = summary
@@ -48,6 +48,17 @@ public struct Scenario: Sendable {
         self.targetSeconds = targetSeconds
         self.script = script
     }
+}
+
+/// How a scenario's interfaces start, before its script's first step.
+public enum InterfacesStart: Sendable, Hashable {
+    /// Every interface down (refuse), held down by the scenario: the script brings up
+    /// what it needs. Until it does, the profile's changes to an interface's state are
+    /// held (its link changes apply all along); from then on the profile plays on it.
+    case heldDown
+    /// As the profile's initial setup says, nothing held: the profile plays on every
+    /// interface from the start.
+    case asProfile
 }
 
 /// The app under test as a command line: an executable (found on `PATH` when it has

@@ -7,10 +7,13 @@ import LinkConditioner
 /// lasts long enough on the scenario's link for the script to act on it, and a link
 /// conditioner with the profile's WiFi and cellular links in front of it.
 ///
-/// The profile gives the links (rate, delay, jitter, loss, faults); the scenario's
-/// script decides when each interface is up or down, so the profile's own timeline is
-/// not played. An interface the profile leaves unshaped is given `unshapedRate` so
-/// that transfers take time at all on loopback.
+/// The profile gives the links (rate, delay, jitter, loss, faults) and its timeline
+/// plays under the scenario's own network steps (`ScenarioContext.setInterface`), by
+/// the conditioner's overlay rule (`ProfileOverlay`: a step that takes an interface
+/// down holds it down against the profile until the script brings it up again; up
+/// wins until the profile's next state change). Its origin faults play on the origin
+/// (`OriginFaultPlayer`). An interface the profile leaves unshaped is given
+/// `unshapedRate` so that transfers take time at all on loopback.
 final class ScenarioNetwork: Sendable {
     /// The rate an unshaped interface gets, bits per second.
     static let unshapedRate = 8_000_000.0
@@ -37,10 +40,10 @@ final class ScenarioNetwork: Sendable {
         interfaces = names
     }
 
-    /// Starts the origin and the conditioner. With `playsProfile` false every interface
-    /// starts down (refuse) and the script brings up what it needs; with it true the
-    /// interfaces start as the profile says and its timeline plays from now. The
-    /// conditioner counts refusals (`countsRefusals`): a connection to a down interface
+    /// Starts the origin and the conditioner; the profile's timeline plays from now.
+    /// With `interfacesStart` `.heldDown` every interface starts down (refuse), held by
+    /// the scenario until its script brings it up; with `.asProfile` the interfaces
+    /// start as the profile says. The conditioner counts refusals (`countsRefusals`): a connection to a down interface
     /// is accepted and reset, so every attempt the app makes during an outage is in the
     /// trace (`connectionRefused`) for `bounded-retries`.
     /// - Parameters:
@@ -49,13 +52,13 @@ final class ScenarioNetwork: Sendable {
     ///     videos (`large`, `large-b`) when both share it.
     static func start(
         profile: Profile, focus: InterfaceKind, targetSeconds: Double, seed: UInt64, collector: TraceCollector,
-        playsProfile: Bool = false
+        interfacesStart: InterfacesStart = .heldDown
     ) async throws -> ScenarioNetwork {
         let links = Dictionary(uniqueKeysWithValues: InterfaceKind.allCases.map { kind in
             (kind, shaped(profile.initial[kind]?.link ?? InterfaceSetup.defaultSetup(for: kind).link))
         })
         var focus = focus
-        if playsProfile, profile.initial[focus]?.state != .up,
+        if interfacesStart == .asProfile, profile.initial[focus]?.state != .up,
             let up = InterfaceKind.allCases.first(where: { profile.initial[$0]?.state == .up })
         {
             focus = up  // the profile starts without it: size on an interface that is up
@@ -74,16 +77,16 @@ final class ScenarioNetwork: Sendable {
         let origin = try await OriginServer.start(configuration: configuration)
         var initial: [InterfaceKind: InterfaceSetup] = [:]
         for (kind, link) in links {
-            let state = playsProfile ? profile.initial[kind]?.state ?? .up : .down(.refuse)
-            initial[kind] = InterfaceSetup(state: state, link: link)
+            initial[kind] = InterfaceSetup(state: profile.initial[kind]?.state ?? .up, link: link)
         }
-        let timeline = playsProfile ? profile.timeline.map(shaped) : []
         let shapedProfile = Profile(
             name: profile.name, description: profile.description, seed: seed, duration: profile.duration,
-            initial: initial, timeline: timeline, pathUpdates: playsProfile ? profile.pathUpdates : .immediate)
+            initial: initial, timeline: profile.timeline.map(shaped), pathUpdates: profile.pathUpdates)
+        let holds = interfacesStart == .heldDown
+            ? Dictionary(uniqueKeysWithValues: InterfaceKind.allCases.map { ($0, DownMode.refuse) }) : [:]
         let conditionerConfiguration = ConditionerConfiguration(
             upstream: SocketAddress(host: "127.0.0.1", port: UInt16(origin.port)), proxyProtocol: true, profile: shapedProfile,
-            playTimeline: playsProfile, epoch: collector.epoch, countsRefusals: true)
+            playTimeline: true, holds: holds, epoch: collector.epoch, countsRefusals: true)
         do {
             let conditioner = try LinkConditioner.start(configuration: conditionerConfiguration, sink: collector)
             return ScenarioNetwork(origin: origin, conditioner: conditioner, links: links)

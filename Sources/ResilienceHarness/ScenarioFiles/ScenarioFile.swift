@@ -50,8 +50,9 @@ public struct ScenarioFile: Sendable, Hashable {
     }
 
     /// Whether a step brings an interface up or takes one down. A scenario with none
-    /// runs under the profile's own timeline (the interfaces start as the profile says);
-    /// otherwise every interface starts down and the steps bring up what they need.
+    /// starts its interfaces as the profile says and holds none; otherwise every
+    /// interface starts down, held by the scenario, and the steps bring up what they
+    /// need (`InterfacesStart`). The profile's timeline plays under both.
     public var drivesTheNetwork: Bool {
         steps.contains {
             switch $0 {
@@ -77,7 +78,7 @@ extension Scenario {
     public init(_ file: ScenarioFile) {
         self.init(
             name: file.name, summary: file.summary, asserts: file.asserts, needs: file.needs, focus: file.focus,
-            targetSeconds: file.targetSeconds, playsProfile: !file.drivesTheNetwork,
+            targetSeconds: file.targetSeconds, interfacesStart: file.drivesTheNetwork ? .heldDown : .asProfile,
             minimumCrashRestarts: file.minimumCrashRestarts, preconditions: file.preconditions.map(\.precondition)
         ) { context in
             var interpreter = ScenarioInterpreter(steps: file.steps)

@@ -141,7 +141,7 @@ struct ScenarioTraceBuilder {
             diskSnapshots.append(TracedDiskSnapshot(
                 t: t, pid: pid, stored: Set(stored.map(OriginPath.normalized)), partial: partial, unknown: unknown))
         case .scenarioStarted, .helloAnswered, .scenarioFinished, .licenseServerBackground, .preparedForBackground,
-            .allowsCellularSet, .agentExited, .clientLaunched, .clientExited:
+            .allowsCellularSet, .agentExited, .clientLaunched, .clientExited, .originFaultBegan, .originFaultEnded:
             break
         }
     }

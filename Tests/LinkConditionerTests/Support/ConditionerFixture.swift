@@ -17,7 +17,8 @@ struct ConditionerFixture {
         proxyProtocol: Bool = false,
         stallThreshold: Duration = .seconds(1),
         listeners: [InterfaceKind: SocketAddress] = ConditionerConfiguration.defaultListeners,
-        countsRefusals: Bool = false
+        countsRefusals: Bool = false,
+        holds: [InterfaceKind: DownMode] = [:]
     ) throws {
         upstream = try TestUpstream(behaviour: behaviour)
         events = EventCollector()
@@ -26,7 +27,7 @@ struct ConditionerFixture {
         conditioner = try LinkConditioner.start(
             configuration: ConditionerConfiguration(upstream: upstream.address, listeners: listeners,
                                                     proxyProtocol: proxyProtocol, profile: profile,
-                                                    progressInterval: .milliseconds(50),
+                                                    holds: holds, progressInterval: .milliseconds(50),
                                                     stallThreshold: stallThreshold, countsRefusals: countsRefusals),
             sink: events)
     }
