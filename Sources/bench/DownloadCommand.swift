@@ -64,86 +64,19 @@ struct DownloadCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let path: any NetworkPathProvider = via.map {
-            NetworkPathFeed(NetworkPath(interfaces: [PathInterface(kind: .wifi, isExpensive: false, isConstrained: false, endpoint: $0)]))
-        } ?? DirectNetworkPath()
-        var configuration = EngineConfiguration(storageDirectory: storage)
-        configuration.transport.stallTimeout = .milliseconds(Int64(stallTimeout * 1000))
-        let manager: DownloadManager
-        do { manager = try DownloadManager(configuration: configuration, path: path) } catch {
-            fail("\(error)", code: 2)
-        }
-        let printer = Task { await Self.report(manager.events) }
-        await manager.start(after: ProcessTermination(rawValue: after) ?? .clean)
-        var tokens: [DownloadToken] = []
-        for video in videos {
-            let url = URL(string: video)!
-            if let existing = await manager.statuses.first(where: { $0.videoID == url.lastPathComponent }) {
-                tokens.append(existing.token)
-                print("resuming \(existing.token) (\(existing.state))")
-                continue
-            }
-            let entry: CatalogVideo
-            do { entry = try await CatalogVideo.fetch(url, via: path) } catch let error as CatalogFetchError { fail("\(error)", code: 2) }
-            if export != nil, entry.document.sources.contains(where: { !($0.keySystems ?? []).isEmpty }) {
-                await manager.shutdown()
-                badInput("--export needs a clear video: \(url.lastPathComponent) is encrypted, and its segments are not the media")
-            }
-            do {
-                tokens.append(try await manager.requestDownload(video: entry, parameters: DownloadParameters(requestedBitrate: bitrate)))
-            } catch {
-                await manager.shutdown()
-                fail("\(error)", code: 2)
-            }
-            print("requested \(tokens.last!) (\(url.lastPathComponent))")
-        }
-        fflush(nil)
-        while await !Self.settled(tokens, in: manager) {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        var failed = false
-        for token in tokens {
-            let status = await manager.status(token)
-            if status?.state == .downloaded, let offline = await manager.offlineVideo(token) {
-                print("downloaded \(token): \(offline.masterPlaylist.path)")
-                if let export { await Self.export(token, of: manager, to: export) }
-            } else {
-                failed = true
-                FileHandle.standardError.writeSurvivingSignals(Data("error: \(token) failed: \(status?.failure?.description ?? "unknown")\n".utf8))
-            }
-        }
-        await manager.shutdown()
-        printer.cancel()
-        if failed { throw ExitCode(1) }
-    }
-
-    /// Writes the stored segments of `token`'s video variant, concatenated in playlist
-    /// order, to `file`. Exits 2 for an encrypted or init-section stream, 1 when the files
-    /// cannot be read or written.
-    private static func export(_ token: DownloadToken, of manager: DownloadManager, to file: String) async {
+        let download = CommandLineDownload(
+            videos: videos.compactMap(URL.init(string:)), storage: storage, via: via, bitrate: bitrate,
+            after: ProcessTermination(rawValue: after) ?? .clean, stallTimeout: .milliseconds(Int64(stallTimeout * 1000)),
+            export: export)
+        let failed: [String]
         do {
-            let stream = try await manager.storedStream(token)
-            let bytes = try stream.export(to: file)
-            print("exported \(stream.segments.count) segments (\(bytes) bytes) to \(file)")
-        } catch {
-            await manager.shutdown()
-            fail("\(error)", code: (error as? StreamExportError).map { if case .notStandalone = $0 { 2 } else { 1 } } ?? 1)
-        }
-    }
-
-    /// Whether every download is downloaded or failed.
-    private static func settled(_ tokens: [DownloadToken], in manager: DownloadManager) async -> Bool {
-        for token in tokens where ![.downloaded, .failed].contains(await manager.status(token)?.state) { return false }
-        return true
-    }
-
-    private static func report(_ events: AsyncStream<EngineEvent>) async {
-        var log = EngineEventLog()
-        for await event in events {
-            guard let line = log.line(for: event) else { continue }
-            print(line)
-            fflush(nil)
-        }
+            failed = try await download.run { line in
+                print(line)
+                fflush(nil)
+            }
+        } catch { fail(error.description, code: error.exitCode) }
+        for line in failed { FileHandle.standardError.writeSurvivingSignals(Data("error: \(line)\n".utf8)) }
+        if !failed.isEmpty { throw ExitCode(1) }
     }
 }
 

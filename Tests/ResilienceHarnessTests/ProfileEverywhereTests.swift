@@ -36,7 +36,7 @@ import Testing
     }()
 
     @Test func autoSuspendPlaysTheProfileUnderItsScript() async throws {
-        let scenario = try #require(ScenarioSuite.named("auto-suspend-on-disconnect"))
+        let scenario = try ShippedScenarios.named("auto-suspend-on-disconnect")
         let options = HarnessOptions(
             profile: Self.profile, profilePath: "(test)", seed: 7, timeLimit: .seconds(150), app: try benchAgent())
         let run = await HarnessRunner.run([scenario], options: options)

@@ -57,7 +57,7 @@ private struct IntegrityRule {
                 judgeCompletion(download, at: change.t, before: next)
             }
         }
-        var claims = IntegrityClaims(trace: trace, context: context, evidence: evidence)
+        let claims = IntegrityClaims(trace: trace, context: context, evidence: evidence)
         claims.judge(into: &findings)
         return findings.verdict(
             passed: "\(Wording.count(findings.checked, "downloaded video")) whole in the packages the harness read: "
