@@ -37,7 +37,7 @@ import Testing
             let step = entry.take(report, from: transferID)
             steps.append(step)
             switch step {
-            case .feed(let input): actions += try input.apply(to: &entry.machine)
+            case .feed(let input, _): actions += try input.apply(to: &entry.machine)
             case .writePackage: actions += try TransferInput.completed.apply(to: &entry.machine)
             default: break
             }

@@ -18,8 +18,8 @@ enum ReportStep: Sendable, Hashable {
     case canceled
     /// The disk is short of space: every download waits until the cushion is free.
     case storageShort(TransferFailure)
-    /// Feed `input` to the state machine.
-    case feed(TransferInput)
+    /// Tell `events`, then feed `input` to the state machine.
+    case feed(TransferInput, events: [EngineEvent] = [])
 }
 
 /// A state-machine input that a transfer's last report stands for.
@@ -115,22 +115,34 @@ extension DownloadEntry {
             return .feed(.permanentFailure(.httpStatus(code)))
         case .transport(let error) where !error.isNetwork && error.isPermanent:
             return .feed(.permanentFailure(.playlist("\(error)")))
+        case .transport(.captivePortal(let why)):
+            // The network answers with a portal's login page: not content, and not a
+            // failure of the download. Suspended for the network like an outage, retried
+            // without bound; the event says why the network is not usable.
+            nextRetryKind = .network
+            return .feed(.stalled, events: [.error(token, message: Self.portalMessage(why))])
         case .transport(let error):
             // Network or a passing server error: suspend for the network and retry;
             // server errors count against the bounded attempts.
             nextRetryKind = error.isNetwork ? .network : .other
             return .feed(.stalled)
-        case .license:
+        case .license(_, let network):
             // The license exchange the transfer waited for ended without the license
             // for a passing reason (a refusal has failed the download already, which
-            // stopped this transfer): retried like a server error, against the bounded
-            // attempts.
-            nextRetryKind = .other
+            // stopped this transfer): retried like a network failure when the network
+            // let it down (no interface, a captive portal, a reset), else like a server
+            // error, against the bounded attempts.
+            nextRetryKind = network ? .network : .other
             return .feed(.stalled)
         case .playlist(let why):
             return .feed(.permanentFailure(.playlist(why)))
         case .index(let why):
             return .feed(.permanentFailure(.storage(why)))
         }
+    }
+
+    /// The `error` event's text when a captive portal suspends a download.
+    static func portalMessage(_ why: String) -> String {
+        "captive portal: \(why); nothing of it is stored, the download is suspended for the network and retries"
     }
 }

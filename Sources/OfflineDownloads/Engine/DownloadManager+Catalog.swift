@@ -159,6 +159,7 @@ extension DownloadManager {
         let answer: HTTPAnswer
         do { answer = try await transport.fetch(url, via: interface) } catch { throw .offline("\(error)") }
         guard answer.status == 200 else { throw .notPermitted("the master playlist answered HTTP \(answer.status)") }
+        if let portal = CaptivePortal.checkPlaylist(answer.body, for: "GET \(url.path)") { throw .offline("\(portal)") }
         do { return try MasterPlaylist.parse(String(decoding: answer.body, as: UTF8.self)) } catch {
             throw .notPermitted("the master playlist is malformed: \(error)")
         }

@@ -58,7 +58,7 @@ extension DownloadManager {
                 return .failure(error)
             } else {
                 entries[token]?.lastError = "\(error)"
-                scheduleRetry(token, kind: .other, lastError: "\(error)")
+                scheduleRetry(token, kind: error.isOffline ? .network : .other, lastError: "\(error)")
             }
             return .failure(error)
         }
@@ -89,6 +89,10 @@ extension DownloadManager {
             license = try await licenseClient.acquire(
                 assetID: key.assetID, keyID: key.keyID, terms: terms, at: endpoints, via: interface)
         } catch {
+            // The network let the exchange down (no route, a reset, a captive portal's
+            // page instead of the license): nothing is stored, and it is retried as an
+            // outage is, never counted as a refusal.
+            if case .transport(let transport) = error, transport.isNetwork { throw .offline("\(error)") }
             throw .license((error.isPermanent ? Self.refusedPrefix : "") + "\(error)")
         }
         let stored = try await store(license, for: token)

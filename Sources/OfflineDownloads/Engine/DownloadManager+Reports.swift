@@ -37,7 +37,8 @@ extension DownloadManager {
             hasStorage = false
             watchStorage()
             await conditionsChanged()
-        case .feed(let input):
+        case .feed(let input, let events):
+            for event in events { sink.yield(event) }
             await report(token) { machine throws(IllegalTransition) in try input.apply(to: &machine) }
         }
         await schedule()

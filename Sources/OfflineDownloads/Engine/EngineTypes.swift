@@ -72,6 +72,13 @@ public enum EngineError: Error, Hashable, Sendable, CustomStringConvertible {
     case index(String)
     case license(String)
 
+    /// Whether the network let the call down (`offline`): the engine retries such a
+    /// failure as it does an outage, without bound.
+    var isOffline: Bool {
+        if case .offline = self { return true }
+        return false
+    }
+
     public var description: String {
         switch self {
         case .notOfflineEnabled(let id): "video \(id) is not offline-enabled (offline_enabled is false); it can only be streamed"

@@ -90,13 +90,16 @@ struct OfflinePlanner: Sendable {
             bytesExpected: plan.estimatedBytes(knownLengths: [:]))
     }
 
-    /// A playlist's text; HTTP errors become transport failures (404 is permanent).
+    /// A playlist's text; HTTP errors become transport failures (404 is permanent), and
+    /// an answer that is not a playlist at all (no `#EXTM3U`: a captive portal's page,
+    /// whatever its Content-Type) the network failure `.captivePortal`.
     private func text(_ url: URL) async throws(TransferFailure) -> String {
         let answer: HTTPAnswer
         do { answer = try await transport.fetch(url, via: interface) } catch { throw .transport(error) }
         guard answer.status == 200 else {
             throw .transport(.status(answer.status, retryAfter: answer.headers.first(name: "Retry-After").flatMap { Int($0) }))
         }
+        if let portal = CaptivePortal.checkPlaylist(answer.body, for: "GET \(url.path)") { throw .transport(portal) }
         return String(decoding: answer.body, as: UTF8.self)
     }
 }

@@ -111,8 +111,9 @@ enum TransferFailure: Error, Hashable, CustomStringConvertible {
     case index(String)
     /// The license exchange the transfer waited for ended without the license, for a
     /// passing reason (a refusal fails the download when the exchange ends, which stops
-    /// the transfer and makes this report stale).
-    case license(String)
+    /// the transfer and makes this report stale); `network` when the network let it
+    /// down (no usable interface, a captive portal, a connection lost).
+    case license(String, network: Bool = false)
 
     var description: String {
         switch self {
@@ -120,7 +121,7 @@ enum TransferFailure: Error, Hashable, CustomStringConvertible {
         case .lowStorage(let free): "only \(free) bytes free, under the storage cushion"
         case .playlist(let why): why
         case .index(let why): why
-        case .license(let why): "no license yet: \(why)"
+        case .license(let why, _): "no license yet: \(why)"
         }
     }
 }

@@ -61,10 +61,11 @@ struct TransferWorker: Sendable {
     /// Waits for the license exchange handed over at start, if any. Without the license
     /// the transfer ends here, before anything encrypted, with `TransferFailure.license`:
     /// the exchange has failed the download already when the server refused (which
-    /// stopped this transfer), else the report retries it.
+    /// stopped this transfer), else the report retries it (as a network failure when
+    /// the exchange failed on the network, `EngineError.offline`).
     private func awaitLicense() async throws(TransferFailure) {
         guard let license else { return }
-        if case .failure(let error) = await license.value { throw .license("\(error)") }
+        if case .failure(let error) = await license.value { throw .license("\(error)", network: error.isOffline) }
     }
 
     /// The byte ranges of range items, by segment key (from the plan kept as `plan.json`).

@@ -29,9 +29,11 @@ extension HTTPTransport {
     /// keep them for If-Range and for checking the file even if the body breaks off; and
     /// `progress` with each chunk's size as it is written. Does not sync: the caller commits.
     ///
-    /// - Throws: `TransportError`: `.status` for any answer but 200/206 (a 416 for a
-    ///   resume of a file that is already whole counts as success), `.stalled` when no
-    ///   bytes come for `stallTimeout`, `.storage` when the file cannot be written.
+    /// - Throws: `TransportError`: `.captivePortal` for a captive portal's answer
+    ///   (`CaptivePortal.check`: 511, or a web page), before anything is written;
+    ///   `.status` for any other answer but 200/206 (a 416 for a resume of a file that
+    ///   is already whole counts as success), `.stalled` when no bytes come for
+    ///   `stallTimeout`, `.storage` when the file cannot be written.
     public func download(
         _ url: URL, via interface: PathInterface?, to path: String, resumeAt: Int64, etag: String?,
         byteRange: ByteRange? = nil, responded: @Sendable (_ etag: String?, _ length: Int64?) -> Void = { _, _ in },
@@ -51,6 +53,10 @@ extension HTTPTransport {
         defer { file.close() }
         do {
             let response = try await client.execute(request, timeout: .nanoseconds(Int64(clamping: configuration.headTimeout.nanoseconds)))
+            // A captive portal's page is never written, not even over a `.part` being
+            // resumed: the bytes already there stay for the next run.
+            let status = Int(response.status.code)
+            if let portal = CaptivePortal.check(status: status, headers: response.headers, for: "GET \(url.path)") { throw portal }
             let newTag = response.headers.first(name: "ETag")
             var offset: Int64
             var restarted = false

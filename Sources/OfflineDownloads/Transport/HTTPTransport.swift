@@ -100,7 +100,10 @@ public final class HTTPTransport: Sendable {
         return request
     }
 
-    /// A whole answer (any status) to a GET, or to a POST of `body`.
+    /// A whole answer (any status) to a GET, or to a POST of `body`, unless it is a
+    /// captive portal's (`CaptivePortal.check`: 511, or a 2xx web page): nothing the
+    /// engine reads into memory (playlists, catalog entries, certificates, licenses) is
+    /// a web page, so that answer throws `.captivePortal` and its body is not read.
     public func fetch(
         _ url: URL, via interface: PathInterface?, method: HTTPMethod = .GET, body: [UInt8]? = nil,
         contentType: String? = nil
@@ -113,6 +116,11 @@ public final class HTTPTransport: Sendable {
         }
         do {
             let response = try await client.execute(request, timeout: .nanoseconds(Int64(clamping: configuration.headTimeout.nanoseconds)))
+            if let portal = CaptivePortal.check(
+                status: Int(response.status.code), headers: response.headers, for: "\(method.rawValue) \(url.path)")
+            {
+                throw portal
+            }
             var collected: [UInt8] = []
             for try await chunk in response.body {
                 guard collected.count + chunk.readableBytes <= configuration.maximumInMemoryBody else {

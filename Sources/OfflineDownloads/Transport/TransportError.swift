@@ -6,6 +6,9 @@ public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
     case stalled
     /// The connection broke mid-answer (reset, early end).
     case interrupted(String)
+    /// A captive portal answered in place of the origin (`CaptivePortal`): the network is
+    /// not usable until the user signs in. Nothing of the answer is kept.
+    case captivePortal(String)
     /// The server answered with an error status; `retryAfter` in seconds when it said.
     case status(Int, retryAfter: Int?)
     /// The answer does not make sense (a range that is not the one asked for, a body
@@ -16,10 +19,11 @@ public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The request was canceled by the engine (pause, path change, cancel).
     case canceled
 
-    /// The network failed the request: suspend or retry, never fail the download.
+    /// The network failed the request: suspend or retry, never fail the download. A
+    /// captive portal counts: the network is there but not usable yet.
     public var isNetwork: Bool {
         switch self {
-        case .unreachable, .stalled, .interrupted: true
+        case .unreachable, .stalled, .interrupted, .captivePortal: true
         default: false
         }
     }
@@ -39,6 +43,8 @@ public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
         case .unreachable(let why): "cannot connect: \(why)"
         case .stalled: "no bytes arrived for the stall timeout"
         case .interrupted(let why): "connection broke mid-answer: \(why)"
+        case .captivePortal(let why):
+            "a captive portal answered instead of the origin (\(why)); the network is not usable until it lets the device through"
         case .status(let code, let retryAfter):
             "HTTP \(code)" + (retryAfter.map { " (retry after \($0) s)" } ?? "")
         case .invalidResponse(let why): "invalid response: \(why)"
