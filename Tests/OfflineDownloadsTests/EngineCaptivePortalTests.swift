@@ -88,7 +88,11 @@ import Testing
             ]))
             let token = try await manager.requestDownload(video: video)
             // Three transfers in a row ended on the portal: more than the 2 bounded attempts.
-            let retried = try await events.wait { $0.portalErrors.count >= 3 || $0.states.contains(.failed) }
+            // (Each `error` event comes just before its suspension: wait for both.)
+            let retried = try await events.wait {
+                ($0.portalErrors.count >= 3 && $0.states.filter { $0 == .suspended(.network) }.count >= 3)
+                    || $0.states.contains(.failed)
+            }
             #expect(retried, "\(events.states)")
             #expect(!events.states.contains(.failed), "\(events.states)")
             #expect(events.states.filter { $0 == .suspended(.network) }.count >= 3, "\(events.states)")
