@@ -49,13 +49,20 @@ import Testing
         var asked: [ScenarioFile] = []
         let shrinker = ChaosShrinker.shrink(Self.file, maximumRuns: 100) { candidate in
             asked.append(candidate)
-            return candidate.steps.contains(.kill(.crash)) && candidate.steps.contains { if case .request(let r) = $0 { r.video == "clear" } else { false } }
+            let requestsClear = candidate.steps.contains { if case .request(let r) = $0 { r.video == "clear" } else { false } }
+            return candidate.steps.contains(.kill(.crash)) && requestsClear
         }
         #expect(shrinker.stop == .minimal)
-        #expect(shrinker.best.steps == [.launch, .request(ScenarioRequest("clear", name: "a")), .kill(.crash)])
+        // launch and the last wait for a's download to settle stay.
+        #expect(shrinker.best.steps == [
+            .launch, .request(ScenarioRequest("clear", name: "a")), .kill(.crash), .waitSettled(.named(["a"])),
+        ])
         #expect(shrinker.runs == asked.count && Set(asked).count == asked.count, "a candidate was tried twice")
         for candidate in asked {
             #expect(candidate.steps.contains(.launch), "launch is never removed")
+            let settles = candidate.steps.contains { if case .waitSettled = $0 { true } else { false } }
+            #expect(settles || !candidate.steps.contains(.request(ScenarioRequest("clear", name: "a"))),
+                    "a download's last wait to settle goes only with its request")
             #expect(try ScenarioFile.parse(yaml: candidate.yaml) == candidate, "an invalid candidate")
         }
     }
@@ -70,7 +77,8 @@ import Testing
         let secondCandidate = shrinker.next()
         let second = try #require(secondCandidate)
         #expect(first.steps.first == .launch && first.steps.contains(.note("event 1")))
-        #expect(second.steps == Array(Self.file.steps[..<5]), "the second half (every event) went whole")
+        #expect(second.steps == Array(Self.file.steps[..<5]) + [.waitSettled(.named(["a", "protected"]))],
+                "the second half (every event) went whole, but for the last wait to settle")
     }
 
     @Test func itStopsAtItsBoundOfRuns() {
@@ -81,7 +89,8 @@ import Testing
 
     @Test func aGeneratedScenarioShrinksToAValidFile() throws {
         let generator = ChaosGenerator(profileName: "flaky-wifi")
-        let file = try #require((1...50).lazy.map { generator.scenario(seed: $0) }.first { $0.steps.contains { if case .kill = $0 { true } else { false } } })
+        let kills: (ScenarioFile) -> Bool = { $0.steps.contains { if case .kill = $0 { true } else { false } } }
+        let file = try #require((1...50).lazy.map { generator.scenario(seed: $0) }.first(where: kills))
         let kill = try #require(file.steps.first { if case .kill = $0 { true } else { false } })
         let shrinker = ChaosShrinker.shrink(file, maximumRuns: 200) { $0.steps.contains(kill) }
         #expect(shrinker.best.steps == [.launch, kill])

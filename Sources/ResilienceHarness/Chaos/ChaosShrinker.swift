@@ -2,8 +2,11 @@
 /// delta debugging: try removing chunks of steps, halving the chunks when none can go,
 /// down to single steps; keep a candidate when it still fails. Candidates are made by
 /// `ChaosStepRemoval` (what depends on a removed step goes with it, and every candidate
-/// is a valid file); `launch` steps are never removed (without the app nothing can fail
-/// the same way).
+/// is a valid file). Some steps stay (`essential`): every `launch` (without the app
+/// nothing can fail the same way), and for each download the last wait until it settled
+/// (a chaos scenario ends by waiting for its downloads: a candidate that ended before
+/// they could finish would fail for that alone, e.g. `crash-recovery`'s "every
+/// download completes after a crash"). Dropping a download's request still drops them.
 ///
 /// A value type fed one answer per candidate, with no I/O: `next()` gives the candidate
 /// to try, `record(stillFails:)` says whether it still failed. The caller runs the
@@ -102,7 +105,8 @@ public struct ChaosShrinker: Sendable {
 
     /// The removable units of `best` in this phase, each a set of step indices.
     private func units() -> [[Int]] {
-        let removable = best.steps.indices.filter { best.steps[$0] != .launch }
+        let kept = Self.essential(best.steps)
+        let removable = best.steps.indices.filter { !kept.contains($0) }
         switch phase {
         case .steps, .notes: return removable.map { [$0] }
         case .events:
@@ -115,6 +119,25 @@ public struct ChaosShrinker: Sendable {
             }
             return units
         }
+    }
+
+    /// The steps never removed: every `launch`, and for each download (and for `all`)
+    /// the last wait until it settled (`wait-settled`, or a wait that is not optional on
+    /// a state trigger that includes `downloaded`).
+    static func essential(_ steps: [ScenarioStep]) -> Set<Int> {
+        var last: [String: Int] = [:]
+        var launches: Set<Int> = []
+        for (index, step) in steps.enumerated() {
+            switch step {
+            case .launch: launches.insert(index)
+            case .waitSettled(.all, _): last["all"] = index
+            case .waitSettled(.named(let names), _): for name in names { last[name] = index }
+            case .wait(let wait) where !wait.optional:
+                if case .state(let name, let states) = wait.until, states.contains(.downloaded) { last[name] = index }
+            default: break
+            }
+        }
+        return launches.union(last.values)
     }
 
     private mutating func advance() {

@@ -144,7 +144,7 @@ extension ScenarioOriginFault {
             Self.flow([kv("status", Self.flow([kv("code", text(String(code))), kv("retry-after", ScenarioFile.duration(retryAfter))]))])
         case .stall(0, nil): text("stall")
         case let .stall(afterBytes, duration):
-            Self.flow([kv("stall", Self.flow([kv("after", text(String(afterBytes)))] + (duration.map { [kv("for", ScenarioFile.duration($0))] } ?? [])))])
+            Self.flow([kv("stall", Self.flow([kv("after", text(String(afterBytes)))] + Self.window(duration)))])
         case let .truncate(afterBytes): Self.flow([kv("truncate", text(String(afterBytes)))])
         case let .slowFirstByte(delay): Self.flow([kv("slow-first-byte", ScenarioFile.duration(delay))])
         case .malformedPlaylist: text("malformed-playlist")
@@ -158,4 +158,8 @@ extension ScenarioOriginFault {
     }
 
     private static func flow(_ pairs: [(Node, Node)]) -> Node { .mapping(Node.Mapping(pairs, .implicit, .flow)) }
+
+    private static func window(_ duration: Duration?) -> [(Node, Node)] {
+        duration.map { [kv("for", ScenarioFile.duration($0))] } ?? []
+    }
 }

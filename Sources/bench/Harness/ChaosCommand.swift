@@ -38,7 +38,8 @@ struct ChaosCommand: AsyncParsableCommand {
             budget = try ChaosSeeds.shrinkTime(shrinkTime, runs: shrinkRuns)
         } catch { exitBadInput("\(error)") }
         let options = ChaosOptions(
-            seeds: chosen, profile: loaded, profilePath: profile, directory: out ?? SummaryTable.defaultDirectory(profile: "chaos-\(loaded.name)"),
+            seeds: chosen, profile: loaded, profilePath: profile,
+            directory: out ?? SummaryTable.defaultDirectory(profile: "chaos-\(loaded.name)"),
             appArguments: (agent.map { ["--agent", $0] } ?? []) + (misbehave.map { ["--misbehave", $0] } ?? []),
             shrinkRuns: shrinkRuns, shrinkTime: budget
         ) { seed in try suite.harnessOptions(profile: loaded, seed: seed) }
