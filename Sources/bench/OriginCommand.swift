@@ -87,12 +87,7 @@ struct OriginCommand: AsyncParsableCommand {
         if !configuration.faultRules.rules.isEmpty {
             print("fault rules from \(faults ?? "-"): " + configuration.faultRules.rules.map(\.id).joined(separator: ", "))
         }
-        for video in server.store.catalog.videos {
-            let flags = [video.protection == .none ? nil : "protected (\(video.protection.rawValue))",
-                         video.offlineEnabled ? nil : "not offline-enabled"].compactMap { $0 }
-            print("\(video.id.padding(toLength: 12, withPad: " ", startingAt: 0)) \(base)/videos/\(video.id)/master.m3u8"
-                  + (flags.isEmpty ? "" : "  [\(flags.joined(separator: ", "))]"))
-        }
+        print(server.store.catalog.listing(base: base).joined(separator: "\n"))
         print("hash manifest of a video: \(base)/videos/{id}/manifest.json")
         fflush(nil)
         await waitForInterrupt(orAfter: duration.flatMap { try? Units.parseDuration($0) })

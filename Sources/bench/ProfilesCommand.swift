@@ -22,27 +22,8 @@ struct ProfilesCommand: ParsableCommand {
     }
 
     func run() throws {
-        let files = try FileManager.default.contentsOfDirectory(atPath: dir)
-            .filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
-            .sorted()
-        guard !files.isEmpty else {
-            print("no profiles (*.yaml) in \(dir)")
-            return
-        }
-        let width = files.map(\.count).max() ?? 0
-        var failures = 0
-        for file in files {
-            let path = URL(fileURLWithPath: dir).appendingPathComponent(file).path
-            let name = file.padding(toLength: width, withPad: " ", startingAt: 0)
-            do {
-                let profile = try Profile.load(contentsOf: path)
-                let duration = Units.format(profile.duration).padding(toLength: 6, withPad: " ", startingAt: 0)
-                print("\(name)  \(duration)  \(profile.oneLineDescription())")
-            } catch {
-                failures += 1
-                print("\(name)  INVALID  \(error.reason)")
-            }
-        }
+        let (lines, failures) = try Profile.listing(directory: dir)
+        print(lines.isEmpty ? "no profiles (*.yaml) in \(dir)" : lines.joined(separator: "\n"))
         if failures > 0 {
             printError("\(failures) invalid profile\(failures == 1 ? "" : "s"); run `bench profile check FILE` for details")
             throw ExitCode(2)

@@ -100,6 +100,13 @@ public struct MatrixColumnSummary: Sendable, Hashable, Codable {
     public var properties: [String: Int] = [:]
     /// `scenario: property` of every failed property cell.
     public var failedProperties: [String] = []
+
+    /// `deadzone @ flaky-wifi: 4 pass, 1 fail; failed: housekeeping: integrity`, for `bench matrix`.
+    public var line: String {
+        let tally = MatrixOutcome.allCases.compactMap { outcome in scenarios[outcome.rawValue].map { "\($0) \(outcome.rawValue)" } }
+        return "\(agent) @ \(profile): \(tally.joined(separator: ", "))"
+            + (failedProperties.isEmpty ? "" : "; failed: " + failedProperties.joined(separator: "; "))
+    }
 }
 
 extension Matrix {

@@ -79,6 +79,7 @@ extension ScenarioStep {
         case let .waitForPath(kinds, timeout):
             return ("wait-for-path", ScenarioFile.flow(kinds.map(\.rawValue)), Self.timeout(timeout, ScenarioStep.pathTimeout))
         case .slowLicenseServer(let delay): return ("slow-license-server", ScenarioFile.duration(delay), [])
+        case .originFault(let fault): return ("origin-fault", fault.parts.value, fault.parts.options)
         case .launch: return ("launch", nil, [])
         case .foreground: return ("foreground", nil, [])
         case .background: return ("background", nil, [])
@@ -92,6 +93,7 @@ extension ScenarioStep {
             if let allowed = request.allowsCellular { options.append(kv("allows-cellular", text(String(allowed)))) }
             return ("request", text(request.video), options)
         case let .user(action, name): return (action.rawValue, text(name), [])
+        case let .userIfInFlight(action, name): return (action.rawValue, text(name), [kv("if-in-flight", "true")])
         case .setAllowsCellular(let allowed): return ("set-allows-cellular", text(String(allowed)), [])
         case let .requestSpare(videos, segments):
             return ("request-spare", ScenarioFile.flow(videos), segments == 2 ? [] : [kv("segments", text(String(segments)))])

@@ -11,14 +11,23 @@ struct ScenarioInterpreter {
     /// Downloads requested so far, in request order.
     private var downloads: [(name: String, token: String)] = []
     private var marks: [String: ContinuousClock.Instant] = [:]
+    /// The origin-fault windows still open: each closes itself when its time is up.
+    var faultWindows: [Task<Void, Never>] = []
 
     init(steps: [ScenarioStep]) {
         self.steps = steps
     }
 
     /// Plays every step; throws what the context throws (a trigger that never came…).
+    /// Origin-fault windows still open when the steps end are closed then.
     mutating func run(on context: ScenarioContext) async throws {
-        for step in steps { try await play(step, on: context) }
+        do {
+            for step in steps { try await play(step, on: context) }
+        } catch {
+            await closeFaultWindows()
+            throw error
+        }
+        await closeFaultWindows()
     }
 
     private mutating func play(_ step: ScenarioStep, on s: ScenarioContext) async throws {
@@ -27,6 +36,7 @@ struct ScenarioInterpreter {
         case let .down(kind, mode, pathUpdate): await s.setInterface(kind, up: false, mode: mode, pathUpdate: pathUpdate.policy)
         case let .waitForPath(kinds, timeout): try await s.waitForPath(Set(kinds), timeout: timeout)
         case .slowLicenseServer(let delay): try await s.slowLicenseServer(by: delay)
+        case .originFault(let fault): try await openFaultWindow(fault, on: s)
         case .launch: try await s.launch()
         case .foreground: try await s.setForeground(true)
         case .background: try await s.setForeground(false)
@@ -37,6 +47,7 @@ struct ScenarioInterpreter {
                 request.video, allowsCellular: request.allowsCellular, rentalSeconds: request.rentalSeconds)
             downloads.append((request.name, token))
         case let .user(action, name): try await s.user(action, token(name))
+        case let .userIfInFlight(action, name): try await s.userIfInFlight(action, token(name), name: name)
         case .setAllowsCellular(let allowed): try await s.setAllowsCellular(allowed)
         case let .requestSpare(videos, segments): try await requestSpare(videos, segments: segments, on: s)
         case .cancelIfUnsettled(let name): try await cancelIfUnsettled(name, on: s)

@@ -16,6 +16,8 @@ public enum ScenarioStep: Sendable, Hashable {
     case waitForPath([InterfaceKind], timeout: Duration = ScenarioStep.pathTimeout)
     /// Makes the license endpoint answer this late from now on.
     case slowLicenseServer(Duration)
+    /// Makes the origin commit an HTTP fault for a while (`ScenarioOriginFault`).
+    case originFault(ScenarioOriginFault)
 
     // MARK: The app
 
@@ -37,6 +39,9 @@ public enum ScenarioStep: Sendable, Hashable {
     case request(ScenarioRequest)
     /// Pauses, resumes, cancels or deletes a download.
     case user(UserAction, download: String)
+    /// Pauses, resumes or cancels a download only while it is in flight (not downloaded,
+    /// failed or gone); a refusal because it settled meanwhile is noted, not an error.
+    case userIfInFlight(UserAction, download: String)
     /// The user's cellular setting, for downloads requested after it.
     case setAllowsCellular(Bool)
     /// When every download requested so far has settled: requests the first of `videos`

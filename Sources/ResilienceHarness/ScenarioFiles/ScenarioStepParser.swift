@@ -21,10 +21,12 @@ struct ScenarioStepParser {
     /// Every step kind with the options it takes; `bare` kinds take no argument.
     static let kinds: [(name: String, options: [String], bare: Bool)] = [
         ("up", ["path-update"], false), ("down", ["mode", "path-update"], false), ("wait-for-path", ["timeout"], false),
-        ("slow-license-server", [], false), ("launch", [], true), ("foreground", [], true), ("background", [], true),
+        ("slow-license-server", [], false), ("origin-fault", ["path", "for", "count", "probability"], false),
+        ("launch", [], true), ("foreground", [], true), ("background", [], true),
         ("prepare-for-background", [], true), ("kill", ["in-foreground"], false),
-        ("request", ["as", "rental-seconds", "allows-cellular"], false), ("pause", [], false), ("resume", [], false),
-        ("cancel", [], false), ("delete", [], false), ("set-allows-cellular", [], false), ("request-spare", ["segments"], false),
+        ("request", ["as", "rental-seconds", "allows-cellular"], false), ("pause", ["if-in-flight"], false),
+        ("resume", ["if-in-flight"], false), ("cancel", ["if-in-flight"], false), ("delete", [], false),
+        ("set-allows-cellular", [], false), ("request-spare", ["segments"], false),
         ("cancel-if-unsettled", [], false), ("wait", ["label", "timeout", "optional"], false),
         ("wait-settled", ["timeout"], false), ("wait-for-media-response", ["timeout"], true), ("hold", [], false),
         ("mark", [], false), ("hold-until", ["plus", "at-most", "or-settled"], false), ("note", [], false),
@@ -92,6 +94,7 @@ struct ScenarioStepParser {
         case "kill": "crash"
         case "request", "request-spare": "clear"
         case "set-allows-cellular": "true"
+        case "origin-fault": "{status: 503}"
         case "wait": "{progress: clear, at-least: 0.25}"
         case "wait-settled", "inspect": "all"
         case "mark", "hold-until": "NAME"
@@ -121,6 +124,7 @@ struct ScenarioStepParser {
             }
             return .waitForPath(kinds, timeout: try timeout(options, ScenarioStep.pathTimeout))
         case "slow-license-server": return .slowLicenseServer(try a!.duration())
+        case "origin-fault": return .originFault(try originFault(a!, options))
         case "launch": return .launch
         case "foreground": return .foreground
         case "background": return .background
@@ -129,7 +133,9 @@ struct ScenarioStepParser {
             return .kill(try a!.choice(ScenarioFileParser.relaunchKinds, "kill kind"), inForeground: try options["in-foreground"]?.bool())
         case "request": return .request(try request(a!, options))
         case "pause", "resume", "cancel", "delete":
-            return .user(UserAction(rawValue: name)!, download: try download(a!))
+            let action = UserAction(rawValue: name)!, download = try download(a!)
+            let onlyInFlight = try options["if-in-flight"]?.bool() == true
+            return onlyInFlight ? .userIfInFlight(action, download: download) : .user(action, download: download)
         case "set-allows-cellular": return .setAllowsCellular(try a!.bool())
         case "request-spare":
             let videos = try a!.names("a list of catalog videos, e.g. [large, large-b]")

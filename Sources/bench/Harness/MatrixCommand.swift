@@ -96,11 +96,7 @@ struct MatrixCommand: AsyncParsableCommand {
             },
             progress: { printer.handle($0) })
         print("")
-        for summary in matrix.summary {
-            let tally = MatrixOutcome.allCases.compactMap { outcome in summary.scenarios[outcome.rawValue].map { "\($0) \(outcome.rawValue)" } }
-            print("\(summary.agent) @ \(summary.profile): \(tally.joined(separator: ", "))"
-                + (summary.failedProperties.isEmpty ? "" : "; failed: " + summary.failedProperties.joined(separator: "; ")))
-        }
+        for summary in matrix.summary { print(summary.line) }
         print(String(format: "\nmatrix: %@/%@ (%.0f s)", directory, MatrixHTML.fileName, (ContinuousClock.now - clock).seconds))
     }
 }

@@ -42,24 +42,26 @@ struct SuiteRun {
     func run() async throws(BadInput) -> HarnessRun {
         let profile = try loadProfile()
         let scenarios = try scenarios()
+        let options = try harnessOptions(profile: profile, seed: seed ?? profile.seed)
+        let printer = ProgressPrinter(toStandardError: progressOnStandardError)
+        let output = DescriptorWriter(descriptor: progressOnStandardError ? 2 : 1)
+        output.write("Deadzone \(DeadzoneVersion.current): \(scenarios.count) scenario\(scenarios.count == 1 ? "" : "s") under \(profile.name) (seed \(options.seed))\n")
+        return await HarnessRunner.run(scenarios, options: options) { printer.handle($0) }
+    }
+
+    /// The harness's options for a run of `profile` with `seed` (the app under test is
+    /// seeded with it too), or a `BadInput` for an unknown misbehaviour, a bad --agent or
+    /// time limit.
+    func harnessOptions(profile: Profile, seed: UInt64) throws(BadInput) -> HarnessOptions {
         let agentMisbehavior = misbehavior.flatMap(AgentMisbehavior.init(rawValue:))
         if let misbehavior, agentMisbehavior == nil {
             throw BadInput(description: "unknown misbehaviour \"\(misbehavior)\"; known: \(AgentMisbehavior.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard timeLimitSeconds > 0 else { throw BadInput(description: "--time-limit must be a positive number of seconds") }
-        let seed = seed ?? profile.seed
-        let stallTimeout = Self.stallTimeout
-        let app = try appCommandLine(
-            deadzone: AgentOptions(stallTimeout: stallTimeout, seed: seed, misbehavior: agentMisbehavior))
-        let options = HarnessOptions(
-            profile: profile, profilePath: profilePath, seed: seed,
-            timeLimit: .milliseconds(Int64(timeLimitSeconds * 1000)),
-            app: app,
-            stallTimeout: stallTimeout, agentName: agentName)
-        let printer = ProgressPrinter(toStandardError: progressOnStandardError)
-        let output = DescriptorWriter(descriptor: progressOnStandardError ? 2 : 1)
-        output.write("Deadzone \(DeadzoneVersion.current): \(scenarios.count) scenario\(scenarios.count == 1 ? "" : "s") under \(profile.name) (seed \(options.seed))\n")
-        return await HarnessRunner.run(scenarios, options: options) { printer.handle($0) }
+        let app = try appCommandLine(deadzone: AgentOptions(stallTimeout: Self.stallTimeout, seed: seed, misbehavior: agentMisbehavior))
+        return HarnessOptions(
+            profile: profile, profilePath: profilePath, seed: seed, timeLimit: .milliseconds(Int64(timeLimitSeconds * 1000)),
+            app: app, stallTimeout: Self.stallTimeout, agentName: agentName)
     }
 
     /// How reports and baselines name the app under test: `deadzone`, `deadzone

@@ -1,0 +1,141 @@
+import AppProtocol
+import BenchCore
+
+/// Seeded random scenarios (`bench chaos`): for a seed and a profile, one scenario file,
+/// the same byte for byte every time, built from the step model (`ScenarioStep`).
+///
+/// A chaos scenario requests a few of the catalog's videos with random options (allowed
+/// cellular or not, some protected, some rentals), then plays random events at random
+/// moments, each chosen so that a property's precondition can happen: outages of every
+/// down mode and length with the path update on time, late or withheld, handoffs (WiFi
+/// down with cellular up), kills of every kind while bytes are in flight, the
+/// background after `prepareForBackground`, the user pausing, resuming, cancelling and
+/// changing the cellular setting, origin HTTP faults. Every event ends with the network
+/// as it was before it, and every scenario ends by waiting (bounded) for its downloads
+/// to settle and inspecting them. It asserts nothing (`asserts: []`): every property is
+/// judged, and one that did not apply is reported as not exercised, never as failed.
+///
+/// What it avoids, because the properties would then demand the impossible of a correct
+/// app: a user action on a download that is no longer in flight (`if-in-flight`), the
+/// background while no interface could carry a license exchange, a force-quit or a
+/// reboot while downloads interrupted by an earlier crash are unfinished (those must
+/// complete), an HTTP status fault that could fail a download for good (at most 3
+/// hits, fewer than the 5 retries an engine makes), a withheld path update when an
+/// interface comes back, and videos shared by two downloads.
+///
+/// Each event starts with a `note` (`chaos 3/5: …`): the shrinker removes events whole
+/// before single steps (`ChaosShrinker`).
+public struct ChaosGenerator: Sendable {
+    /// The profile's name, for the scenario's summary.
+    public var profileName: String
+
+    /// A generator for scenarios run under `profile`.
+    public init(profile: Profile) {
+        profileName = profile.name
+    }
+
+    public init(profileName: String) {
+        self.profileName = profileName
+    }
+
+    /// The scenario of `seed`.
+    public func scenario(seed: UInt64) -> ScenarioFile {
+        var plan = ChaosPlan(seed: seed)
+        plan.build()
+        return ScenarioFile(
+            name: "chaos-\(seed)",
+            summary: "A seeded random scenario (bench chaos, seed \(seed), profile \(profileName)): "
+                + "\(plan.downloads.count) downloads; \(plan.descriptions.joined(separator: "; ")). It asserts nothing: "
+                + "every property is judged on what happened.",
+            needs: plan.needs, targetSeconds: plan.targetSeconds, steps: plan.steps)
+    }
+}
+
+/// One download of a chaos scenario, as the generator plans it.
+struct ChaosDownload {
+    var name: String
+    var video: String
+    /// The cancel event chose it: later events leave it alone.
+    var removed = false
+    /// A force-quit or a reboot interrupted it (it failed): events look for another.
+    var interrupted = false
+    /// When the generator expects it to start and to end (seconds since the launch).
+    var start: Double
+    var end: Double
+}
+
+/// The generator's working state while it writes one scenario.
+struct ChaosPlan {
+    var rng: SeededGenerator
+    var steps: [ScenarioStep] = []
+    var downloads: [ChaosDownload] = []
+    /// Videos not requested yet, in a seeded order.
+    var pool: [String]
+    var targetSeconds: Double = 5
+    /// Whether cellular is up between events (else only WiFi is).
+    var cellularBase = false
+    /// The user's cellular setting (set first thing).
+    var allowsCellular = false
+    /// What each event did, for the summary.
+    var descriptions: [String] = []
+    var capabilities: Set<Capability> = [.inspect]
+    /// Estimated seconds since the launch, and when each of the engine's two transfer
+    /// slots should be free (`ChaosPlan+Downloads.swift`).
+    var clock = 0.0
+    var slots = [0.0, 0.0]
+    var crashes = 0
+    var relaunchesThatFail = 0
+    var backgrounds = 0
+    var cancels = 0
+
+    /// The states in which a download has settled or gone.
+    static let settledOrGone: [AppState] = [.downloaded, .failed, .notDownloaded]
+
+    init(seed: UInt64) {
+        rng = SeededGenerator(seed: seed).derived("chaos")
+        pool = rng.shuffled(ChaosCatalog.videos)
+    }
+
+    var needs: [Capability] { Capability.allCases.filter(capabilities.contains) }
+    var baseInterfaces: [InterfaceKind] { cellularBase ? [.wifi, .cellular] : [.wifi] }
+    var live: [ChaosDownload] { downloads.filter { !$0.removed } }
+
+    mutating func build() {
+        targetSeconds = Double(rng.pick([4, 5, 6]))
+        if rng.chance(0.5) {
+            let delay = rng.duration(0.5...1.5)
+            steps.append(.slowLicenseServer(delay))
+            descriptions.append("license server \(Units.format(delay)) slow")
+        }
+        cellularBase = rng.chance(0.5)
+        steps.append(.up(.wifi))
+        if cellularBase { steps.append(.up(.cellular)) }
+        steps += [.waitForPath(baseInterfaces), .launch]
+        setAllowsCellular(rng.chance(0.5))
+        for _ in 0..<rng.int(in: 2...3) { request() }
+        let count = rng.int(in: 4...6)
+        for index in 1...count { event(index, of: count) }
+        finish()
+    }
+
+    /// The end: every download settles (bounded), every one is inspected; sometimes one
+    /// is deleted, and sometimes the packages are inspected with every interface down.
+    mutating func finish() {
+        steps.append(.note("chaos: the downloads settle, then the inspection"))
+        settleEverything(timeout: .seconds(90))
+        steps.append(.inspect(.all))
+        let kept = live
+        if !kept.isEmpty, rng.chance(0.35) {
+            let doomed = rng.pick(kept).name
+            steps += [.user(.delete, download: doomed), .inspect(.named([doomed]))]
+            capabilities.insert(.cancelAndDelete)
+            descriptions.append("\(doomed) deleted at the end")
+        }
+        if rng.chance(0.4) {
+            steps.append(.down(.wifi))
+            if cellularBase { steps.append(.down(.cellular)) }
+            steps += [.waitForPath([]), .inspect(.all)]
+            descriptions.append("inspected offline")
+        }
+    }
+}

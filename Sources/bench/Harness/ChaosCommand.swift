@@ -1,0 +1,52 @@
+import ArgumentParser
+import BenchCore
+import BenchReports
+import Foundation
+import ResilienceHarness
+
+/// `bench chaos`: seeded random scenarios, each failing one shrunk to a minimal file.
+struct ChaosCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chaos",
+        abstract: "Run seeded random scenarios and shrink each failing one to a minimal scenario file.",
+        discussion: """
+            Per seed: a random scenario (the same for the same seed and profile) written to DIR/seed-N.yaml, run, \
+            its reports in DIR/seed-N/, and one line: verdict, wall time, the properties exercised, the commands \
+            that reproduce it. A failing seed is shrunk (delta debugging, each candidate run) to the fewest steps \
+            that still fail the same property: DIR/seed-N.min.yaml. Exit status: 0 when every seed passed, 1 when \
+            one failed, 2 for bad input. Example: swift run bench chaos --seeds 1..10 --profile Profiles/flaky-wifi.yaml
+            """
+    )
+
+    @Option(help: "The seeds: one (7), a range (1..10) or a list (3,9,12).") var seeds: String
+    @Option(help: "The network profile (YAML).") var profile = "Profiles/flaky-wifi.yaml"
+    @Option(help: ArgumentHelp("The app under test as one shell-quoted command line (default: Deadzone's engine).", valueName: "command"))
+    var agent: String?
+    @Option(help: "A deliberately misbehaving variant of Deadzone's engine (`bench agent --help`).") var misbehave: String?
+    @Option(help: "Directory of scenario files and reports (default: Reports/<timestamp>-chaos-<profile>/).") var out: String?
+    @Option(help: "The most harness runs shrinking one failing seed may take (0: no shrinking).") var shrinkRuns = 40
+    @Option(help: "The most time shrinking one failing seed may take, e.g. 10m.") var shrinkTime = "10m"
+
+    func run() async throws {
+        let suite = SuiteRun(
+            profilePath: profile, scenarioNames: [], timeLimitSeconds: 240, misbehavior: misbehave, agentCommand: agent,
+            progressOnStandardError: false)
+        let chosen: [UInt64], loaded: Profile, budget: Duration
+        do {
+            (chosen, loaded) = (try ChaosSeeds.parse(seeds), try suite.loadProfile())
+            _ = try suite.harnessOptions(profile: loaded, seed: 0)
+            budget = try ChaosSeeds.shrinkTime(shrinkTime, runs: shrinkRuns)
+        } catch { exitBadInput("\(error)") }
+        let options = ChaosOptions(
+            seeds: chosen, profile: loaded, profilePath: profile,
+            directory: out ?? SummaryTable.defaultDirectory(profile: "chaos-\(loaded.name)"),
+            appArguments: (agent.map { ["--agent", $0] } ?? []) + (misbehave.map { ["--misbehave", $0] } ?? []),
+            shrinkRuns: shrinkRuns, shrinkTime: budget
+        ) { seed in try suite.harnessOptions(profile: loaded, seed: seed) }
+        let output = DescriptorWriter(descriptor: 1)
+        let result = try await ChaosRunner.run(options, writeReports: { _ = try SuiteRun.write($0, comparison: nil, to: $1) }) {
+            output.write($0 + "\n")
+        }
+        if !result.passed { throw ExitCode(1) }
+    }
+}

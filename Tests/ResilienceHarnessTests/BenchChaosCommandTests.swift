@@ -1,0 +1,68 @@
+import Foundation
+@testable import ResilienceHarness
+import Testing
+
+/// `bench chaos` end to end on the command-line tests' fast profile: its lines, its
+/// files and its exit status.
+@Suite struct BenchChaosCommandTests {
+    typealias Scratch = BenchRunCommandTests.Scratch
+
+    @Test func aSeedWritesItsScenarioItsReportsAndOneLine() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = try await runBench(["chaos", "--seeds", "1", "--profile", scratch.profile, "--out", scratch.out], in: scratch.root)
+        #expect(run.status == 0, "\(run.output)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        let line = try #require(lines.first { $0.hasPrefix("seed 1 ") }, "\(run.output)")
+        let expected = try Regex(
+            #"^seed 1  PASS  \d+\.\d s  exercised: [a-z-]+(, [a-z-]+)*  "#
+                + #"rerun: swift run bench chaos --seeds 1 --profile \#(scratch.profile)  "#
+                + #"replay: swift run bench --profile \#(scratch.profile) --seed 1 --scenario-file \#(scratch.out)/seed-1\.yaml$"#)
+        #expect(line.wholeMatch(of: expected) != nil, "\(line)")
+        #expect(lines.last?.hasPrefix("chaos: 1 of 1 seeds passed, 0 failed; kills with bytes in flight: ") == true, "\(run.stdout)")
+        // The file is the generator's for that seed, byte for byte, and it has its reports.
+        #expect(scratch.text("seed-1.yaml") == ChaosGenerator(profileName: "cli-test").scenario(seed: 1).yaml)
+        for file in ["report.json", "report.html", "junit.xml", "trace.jsonl"] {
+            #expect(FileManager.default.fileExists(atPath: scratch.out + "/seed-1/" + file), "\(file) missing")
+        }
+        let report = try BenchRunCommandTests.decodeReport(scratch.text("seed-1/report.json"))
+        #expect(report.run.seed == 1 && report.scenarios.map(\.name) == ["chaos-1"])
+    }
+
+    @Test func aFailingSeedIsShrunkWithinItsBound() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        // A seed whose scenario kills the app while it downloads, relaunched told it
+        // crashed: an engine that then fetches again what it stored fails crash-recovery.
+        let generator = ChaosGenerator(profileName: "cli-test")
+        let seed = try #require((1...50).first { generator.scenario(seed: UInt64($0)).steps.contains(.kill(.crash)) })
+        let run = try await runBench(
+            ["chaos", "--seeds", "\(seed)", "--profile", scratch.profile, "--out", scratch.out, "--misbehave", "refetch-after-crash",
+             "--shrink-runs", "1"], in: scratch.root)
+        #expect(run.status == 1, "\(run.output)")
+        #expect(run.stdout.contains("seed \(seed)  FAIL crash-recovery"), "\(run.stdout)")
+        #expect(run.stdout.contains("--misbehave refetch-after-crash  replay: "), "\(run.stdout)")
+        #expect(run.stdout.contains("  shrink 1/1: "), "\(run.stdout)")
+        #expect(run.stdout.contains("(1 runs; the bound of 1 runs stopped it): \(scratch.out)/seed-\(seed).min.yaml"), "\(run.stdout)")
+        let minimal = try ScenarioFile.load(contentsOf: scratch.out + "/seed-\(seed).min.yaml")
+        #expect(minimal.name == "chaos-\(seed)-min" && minimal.summary.contains("still fail crash-recovery"))
+        #expect(run.stdout.contains("chaos: 0 of 1 seeds passed, 1 failed (\(seed))"), "\(run.stdout)")
+    }
+
+    @Test(arguments: [
+        (["--seeds", "5..2"], "the range 5..2 is empty"),
+        (["--seeds", "one"], "is not a seed"),
+        (["--seeds", "1", "--misbehave", "nope"], "unknown misbehaviour"),
+        (["--seeds", "1", "--shrink-time", "soon"], "--shrink-time"),
+        (["--seeds", "1", "--profile", "missing.yaml"], "missing.yaml"),
+    ])
+    func badInputExitsTwoAndWritesNothing(arguments: [String], says: String) async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let profile = arguments.contains("--profile") ? [] : ["--profile", scratch.profile]
+        let run = try await runBench(["chaos", "--out", scratch.out] + profile + arguments, in: scratch.root)
+        #expect(run.status == 2, "\(run.output)")
+        #expect(run.stderr.contains(says), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.out))
+    }
+}
