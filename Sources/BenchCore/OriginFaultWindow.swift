@@ -37,7 +37,7 @@ public struct OriginFaultWindow: Equatable, Sendable {
 
 /// What the origin does wrong during an `OriginFaultWindow`: the fixture origin's HTTP
 /// faults (`FixtureOrigin.HTTPFault`) a profile may name.
-public enum OriginFault: Equatable, Sendable {
+public enum OriginFault: Hashable, Sendable {
     /// Answer this error status (400…599) with an empty body, and `Retry-After` when given.
     case status(code: Int, retryAfter: Duration?)
     /// Send `afterBytes` of the body, then nothing: for `duration`, then the rest, or

@@ -11,14 +11,15 @@ import Testing
 
     @Test func everyFaultReadsAndWritesBack() throws {
         let faults: [ScenarioOriginFault] = [
-            ScenarioOriginFault(.status(503, retryAfter: nil)),
-            ScenarioOriginFault(.status(500, retryAfter: .seconds(2)), path: "/videos/clear/**", duration: .milliseconds(3500)),
+            ScenarioOriginFault(.status(code: 503, retryAfter: nil)),
+            ScenarioOriginFault(.status(code: 500, retryAfter: .seconds(2)), path: "/videos/clear/**", duration: .milliseconds(3500)),
             ScenarioOriginFault(.stall(afterBytes: 0, duration: nil), count: 2),
             ScenarioOriginFault(.stall(afterBytes: 4096, duration: .seconds(2)), probability: 0.25),
             ScenarioOriginFault(.stall(afterBytes: 0, duration: .seconds(1))),
             ScenarioOriginFault(.truncate(afterBytes: 1000), path: ScenarioOriginFault.segments, duration: .seconds(4), count: 3),
             ScenarioOriginFault(.slowFirstByte(.milliseconds(900)), probability: 0.5),
             ScenarioOriginFault(.malformedPlaylist, path: "/videos/**/*.m3u8"),
+            ScenarioOriginFault(.captivePortal, duration: .seconds(2)),
         ]
         let file = ScenarioFile(name: "faults", summary: "Every fault.", steps: [.launch, .request(ScenarioRequest("clear"))]
             + faults.map(ScenarioStep.originFault) + [
@@ -43,7 +44,7 @@ import Testing
                 if-in-flight: false
             """)
         #expect(file.steps[2] == .originFault(ScenarioOriginFault(
-            .status(503, retryAfter: .seconds(2)), path: "/videos/**/*.ts", duration: .seconds(3), count: 2, probability: 0.5)))
+            .status(code: 503, retryAfter: .seconds(2)), path: "/videos/**/*.ts", duration: .seconds(3), count: 2, probability: 0.5)))
         #expect(file.steps[3] == .originFault(ScenarioOriginFault(.truncate(afterBytes: 1000))))
         #expect(file.steps[4] == .originFault(ScenarioOriginFault(.stall(afterBytes: 0, duration: nil))))
         #expect(file.steps[5] == .userIfInFlight(.pause, download: "clear"))
@@ -51,7 +52,7 @@ import Testing
     }
 
     @Test func theRuleIsTheOriginsFault() {
-        let rule = ScenarioOriginFault(.status(503, retryAfter: .seconds(1)), path: "/videos/**/*.ts", count: 2, probability: 0.5)
+        let rule = ScenarioOriginFault(.status(code: 503, retryAfter: .seconds(1)), path: "/videos/**/*.ts", count: 2, probability: 0.5)
             .rule(id: "origin-fault-1")
         #expect(rule.id == "origin-fault-1" && rule.fault == .status(503, retryAfter: .seconds(1)))
         #expect(rule.count == 2 && rule.probability == 0.5 && rule.applies(method: "GET", path: "/videos/clear/400k/seg3.ts"))

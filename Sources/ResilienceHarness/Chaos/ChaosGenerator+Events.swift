@@ -171,12 +171,12 @@ extension ChaosPlan {
     /// short stall or a slow first byte.
     private mutating func originFault() -> String {
         if let name = target() { moment(name) }
-        let fault: ScenarioOriginFault.Fault
+        let fault: OriginFault
         var count: Int? = rng.int(in: 1...3)
         var probability = 1.0
         switch rng.below(5) {
-        case 0: fault = .status(503, retryAfter: rng.chance(0.5) ? .seconds(1) : nil)
-        case 1: fault = .status(500, retryAfter: nil)
+        case 0: fault = .status(code: 503, retryAfter: rng.chance(0.5) ? .seconds(1) : nil)
+        case 1: fault = .status(code: 500, retryAfter: nil)
         case 2: fault = .truncate(afterBytes: 1000 * rng.int(in: 1...20))
         case 3: fault = .stall(afterBytes: 1024 * rng.int(in: 0...8), duration: rng.duration(0.5...2.5))
         default:

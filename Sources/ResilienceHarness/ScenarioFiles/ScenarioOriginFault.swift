@@ -8,22 +8,9 @@ import Yams
 /// the origin's fault rules and removes it when the window closes; the origin's log
 /// names the rule in every request it answered (`faultRuleID`).
 public struct ScenarioOriginFault: Sendable, Hashable {
-    /// What the origin does to a matching request (the fixture origin's `HTTPFault`s).
-    public enum Fault: Sendable, Hashable {
-        /// Answer this error status (400…599) with an empty body, and `Retry-After` when given.
-        case status(Int, retryAfter: Duration?)
-        /// Send `afterBytes` of the body, then nothing: for `duration`, then the rest, or
-        /// until the client gives up when nil.
-        case stall(afterBytes: Int, duration: Duration?)
-        /// Send the headers and `afterBytes` of the body, then close the connection.
-        case truncate(afterBytes: Int)
-        /// Wait this long before the response begins.
-        case slowFirstByte(Duration)
-        /// Serve playlists broken so that no strict parser accepts them.
-        case malformedPlaylist
-    }
-
-    public var fault: Fault
+    /// What the origin does to a matching request: the faults a profile's `origin:`
+    /// section may name too (`OriginFault`).
+    public var fault: OriginFault
     /// A glob over request paths (`*` within a component, `**` across them): `/**` is every path.
     public var path: String
     /// How long the window stays open; nil: until the scenario ends.
@@ -38,7 +25,7 @@ public struct ScenarioOriginFault: Sendable, Hashable {
     /// The media segments of every video.
     public static let segments = "/videos/**/*.ts"
 
-    public init(_ fault: Fault, path: String = everyPath, duration: Duration? = nil, count: Int? = nil, probability: Double = 1) {
+    public init(_ fault: OriginFault, path: String = everyPath, duration: Duration? = nil, count: Int? = nil, probability: Double = 1) {
         self.fault = fault
         self.path = path
         self.duration = duration
@@ -48,26 +35,12 @@ public struct ScenarioOriginFault: Sendable, Hashable {
 
     /// The origin's fault rule, named `id`.
     func rule(id: String) -> FaultRule {
-        let http: HTTPFault = switch fault {
-        case let .status(code, retryAfter): .status(code, retryAfter: retryAfter)
-        case let .stall(afterBytes, duration): .stallBody(afterBytes: afterBytes, duration: duration)
-        case let .truncate(afterBytes): .truncateBody(afterBytes: afterBytes)
-        case let .slowFirstByte(delay): .addedTimeToFirstByte(delay)
-        case .malformedPlaylist: .malformedPlaylist
-        }
-        return FaultRule(id: id, path: path, fault: http, probability: probability, count: count)
+        return FaultRule(id: id, path: path, fault: HTTPFault(fault), probability: probability, count: count)
     }
 
     /// `status 503 on /videos/**/*.ts for 3s (at most 2 requests, 50 %)`, for the trace.
     public var summary: String {
-        let what = switch fault {
-        case let .status(code, retryAfter): "status \(code)" + (retryAfter.map { ", retry after \(Units.format($0))" } ?? "")
-        case let .stall(afterBytes, duration):
-            "stall after \(afterBytes) bytes" + (duration.map { " for \(Units.format($0))" } ?? " until the client gives up")
-        case let .truncate(afterBytes): "truncated after \(afterBytes) bytes"
-        case let .slowFirstByte(delay): "first byte \(Units.format(delay)) late"
-        case .malformedPlaylist: "malformed playlists"
-        }
+        let what = fault.summary
         let limits = [count.map { "at most \($0) request\($0 == 1 ? "" : "s")" },
                       probability < 1 ? "\(Units.format(probability: probability))" : nil].compactMap { $0 }
         return "\(what) on \(path)" + (duration.map { " for \(Units.format($0))" } ?? " until the scenario ends")
@@ -94,14 +67,15 @@ extension ScenarioStepParser {
     }
 
     static let faultExamples = "{status: 503}, {status: {code: 503, retry-after: 2s}}, stall, {stall: {after: 4096, for: 2s}}, "
-        + "{truncate: 1KB}, {slow-first-byte: 2s} or malformed-playlist"
+        + "{truncate: 1KB}, {slow-first-byte: 2s}, malformed-playlist or captive-portal"
 
     /// The fault: `stall`, `malformed-playlist`, or a mapping of one fault kind.
-    private func httpFault(_ node: ScenarioNode) throws(ScenarioFileError) -> ScenarioOriginFault.Fault {
+    private func httpFault(_ node: ScenarioNode) throws(ScenarioFileError) -> OriginFault {
         if case .scalar = node.node {
             switch try node.text(Self.faultExamples) {
             case "stall": return .stall(afterBytes: 0, duration: nil)
             case "malformed-playlist": return .malformedPlaylist
+            case "captive-portal": return .captivePortal
             case let other: throw node.error(.invalidValue, "unknown fault '\(other)'; expected \(Self.faultExamples)")
             }
         }
@@ -114,10 +88,10 @@ extension ScenarioStepParser {
         let value = entry.value
         switch entry.key {
         case "status":
-            if case .scalar = value.node { return .status(try value.int("an error status, 400 to 599", in: 400...599), retryAfter: nil) }
+            if case .scalar = value.node { return .status(code: try value.int("an error status, 400 to 599", in: 400...599), retryAfter: nil) }
             let options = try value.options(["code", "retry-after"], of: "a status fault", expecting: "{code: 503, retry-after: 2s}")
             let code = try options.required("code", expecting: "an error status, 400 to 599").int("an error status, 400 to 599", in: 400...599)
-            return .status(code, retryAfter: try options["retry-after"]?.duration())
+            return .status(code: code, retryAfter: try options["retry-after"]?.duration())
         case "stall":
             if value.isNull { return .stall(afterBytes: 0, duration: nil) }
             let options = try value.options(["after", "for"], of: "a stall fault", expecting: "{after: 4096, for: 2s}")
@@ -148,6 +122,7 @@ extension ScenarioOriginFault {
         case let .truncate(afterBytes): Self.flow([kv("truncate", text(String(afterBytes)))])
         case let .slowFirstByte(delay): Self.flow([kv("slow-first-byte", ScenarioFile.duration(delay))])
         case .malformedPlaylist: text("malformed-playlist")
+        case .captivePortal: text("captive-portal")
         }
         var options: [(Node, Node)] = []
         if path != Self.everyPath { options.append(kv("path", text(path))) }
