@@ -135,6 +135,7 @@ let package = Package(
                 "FixtureOrigin", "BenchCore", "HLSPlaylist",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
         .testTarget(

@@ -4,7 +4,7 @@ import Testing
 
 /// Real children through `ChildProcess.spawn`: exit statuses, signals, output files, the time
 /// limit, the working directory, a missing executable, and no inherited descriptors.
-struct ChildProcessTests {
+@Suite(.timeLimit(.minutes(2))) struct ChildProcessTests {
     @Test func collectsStdoutStderrAndTheExitStatus() async throws {
         let run = try await ChildProcess.run("/bin/sh", ["-c", "echo out; echo err >&2; exit 3"])
         #expect(run.termination == .exited(3) && run.status == 3)
@@ -66,16 +66,7 @@ struct ChildProcessTests {
 
 /// What the harness, the comparison and the benchmarks need of a child beyond files:
 /// pipes, a process group, appended logs, PATH lookup, wait4's usage.
-struct ChildProcessGroupAndPipeTests {
-    /// Polls `condition` every 10 ms for at most 10 s.
-    private func eventually(_ condition: () -> Bool) async -> Bool {
-        for _ in 0..<1000 {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
-    }
-
+@Suite(.timeLimit(.minutes(2))) struct ChildProcessGroupAndPipeTests {
     /// Reads `descriptor` to end of file, giving up after 10 s without data.
     private func readAll(_ descriptor: Int32) -> String {
         var bytes: [UInt8] = []
@@ -120,7 +111,7 @@ struct ChildProcessGroupAndPipeTests {
         let output = try #require(first.output)
         defer { close(output) }
         #expect(readAll(output) == "")
-        #expect(await eventually { first.termination == .exited(0) }, "cat never saw the end of its input")
+        await eventually("cat exiting at the end of its input") { first.termination == .exited(0) }
     }
 
     /// A kill of the group reaches the grandchild a shell started; without a group of its
@@ -138,8 +129,8 @@ struct ChildProcessGroupAndPipeTests {
             .trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(!isGone(grandchild))
         child.signalGroup(SIGKILL)
-        #expect(await eventually { child.termination == .signalled(SIGKILL) })
-        #expect(await eventually { isGone(grandchild) }, "the grandchild outlived the group kill")
+        await eventually("the group kill ending the shell") { child.termination == .signalled(SIGKILL) }
+        await eventually("the grandchild \(grandchild) ending with the group kill") { isGone(grandchild) }
 
         let loner = try ChildProcess.spawn("/bin/sleep", ["30"])
         loner.signalGroup(SIGKILL)

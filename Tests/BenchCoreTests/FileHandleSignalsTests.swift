@@ -4,7 +4,7 @@ import Testing
 
 /// The signal-proof write: whole data across partial writes, and a clean return when
 /// the reader is gone.
-struct FileHandleSignalsTests {
+@Suite(.timeLimit(.minutes(2))) struct FileHandleSignalsTests {
     /// A pattern larger than a pipe's buffer (64 KiB on Linux), so writes are partial.
     static let payload = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) })
 

@@ -4,19 +4,21 @@ import Testing
 
 /// Client processes: a shell in the work directory, a process group of their own, and
 /// kills that reach everything they started.
-@Suite struct ClientProcessTests {
+@Suite(.timeLimit(.minutes(2))) struct ClientProcessTests {
     func directory() throws -> String {
         let path = NSTemporaryDirectory() + "deadzone-client-process-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
 
-    func waitForExit(_ process: ClientProcess) async -> Int32? {
-        for _ in 0..<1000 {
-            if let status = process.poll() { return status }
-            try? await Task.sleep(for: .milliseconds(10))
+    /// The exit status once the process has ended (up to a minute); nil, with an issue, if it runs on.
+    func waitForExit(_ process: ClientProcess, sourceLocation: SourceLocation = #_sourceLocation) async -> Int32? {
+        var status: Int32?
+        await eventually("the client process ending", sourceLocation: sourceLocation) {
+            status = process.poll()
+            return status != nil
         }
-        return nil
+        return status
     }
 
     @Test func runsInTheWorkDirectoryWithItsOutputInFiles() async throws {
@@ -38,22 +40,17 @@ import Testing
         let process = try ClientProcess.launch(
             command: "sleep 60 & echo $! > child.pid; wait", directory: dir, stdoutPath: dir + "/out", stderrPath: dir + "/err")
         var childPID: Int32?
-        for _ in 0..<3000 where childPID == nil {
+        await eventually("the shell writing its child's pid") {
             childPID = (try? String(contentsOfFile: dir + "/child.pid", encoding: .utf8)).flatMap {
                 Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
             }
-            try await Task.sleep(for: .milliseconds(10))
+            return childPID != nil
         }
         let child = try #require(childPID)
         #expect(process.poll() == nil)
         #expect(await process.killGroup() == 128 + 9)
         // The child was in the group: it is gone too (ESRCH), not left running.
-        var gone = false
-        for _ in 0..<3000 where !gone {
-            gone = kill(child, 0) != 0
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(gone, "the client's child outlived the kill")
+        await eventually("the client's child \(child) ending with the kill") { kill(child, 0) != 0 }
     }
 
     @Test func killEveryGroupEndsEveryClientStillRunning() async throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// Whole comparisons with real processes, a real origin and a real conditioner on
 /// loopback, and black-box clients that behave well or badly on purpose.
-@Suite(.serialized) struct ComparisonRunTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ComparisonRunTests {
     @Test func eachKindOfOutcomeIsReportedForWhatTheClientDid() async throws {
         let script = try FakeClient.install()
         defer { try? FileManager.default.removeItem(atPath: script) }

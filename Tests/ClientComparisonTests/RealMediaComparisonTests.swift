@@ -5,7 +5,7 @@ import Testing
 
 /// ffmpeg itself as a black-box client, on real media: its remuxed output is judged by
 /// ffprobe's duration and a full decode.
-@Suite(.serialized) struct RealMediaComparisonTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct RealMediaComparisonTests {
     @Test func ffmpegCopiesTheWholeVideoOnACleanLinkAndItIsJudgedAsMedia() async throws {
         for tool in ["ffmpeg", "ffprobe"] {
             guard ToolLocator.find(tool) != nil else {

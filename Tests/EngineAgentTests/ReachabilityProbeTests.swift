@@ -8,7 +8,7 @@ import Glibc
 
 /// `hammer-refused-port`: when the bad app probes (pure), and that its probe really
 /// connects (loopback).
-struct ReachabilityProbeTests {
+@Suite(.timeLimit(.minutes(2))) struct ReachabilityProbeTests {
     let wifi = PathInterface(kind: .wifi, isExpensive: false, isConstrained: false, endpoint: "127.0.0.2:81")
     let cellular = PathInterface(kind: .cellular, isExpensive: true, isConstrained: false, endpoint: "127.0.0.3:82")
 

@@ -58,10 +58,9 @@ struct BenchOriginCommandTests {
         // The first line names the URL (the port was chosen by the system); the last line
         // before it serves names the manifest endpoint.
         var printed = ""
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, origin.isRunning, !printed.contains("hash manifest") || !printed.hasSuffix("\n") {
-            try await Task.sleep(for: .milliseconds(20))
+        await eventually("bench origin printing its URL and the manifest endpoint (running: \(origin.isRunning), printed: \(printed))") {
             printed = String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self)
+            return printed.contains("hash manifest") && printed.hasSuffix("\n")
         }
         let first = try #require(printed.split(separator: "\n").first, "bench origin printed nothing")
         let port = try #require(first.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) }, "\(first)")

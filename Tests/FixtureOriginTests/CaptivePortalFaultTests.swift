@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The captive-portal fault, and the rules a profile's origin fault windows become.
-@Suite struct CaptivePortalFaultTests {
+@Suite(.timeLimit(.minutes(2))) struct CaptivePortalFaultTests {
     @Test func answersEveryRequestWithTheLoginPage() async throws {
         try await withOrigin { server in
             server.setFaultRules(try FaultRuleSet(rules: [FaultRule(id: "portal", path: "/**", fault: .captivePortal)]))

@@ -4,7 +4,7 @@ import Testing
 
 /// Live-socket tests of requests a client should not send: what the origin answers, that
 /// it logs them, and that it goes on serving everyone else.
-@Suite struct OriginServerBadRequestTests {
+@Suite(.timeLimit(.minutes(5))) struct OriginServerBadRequestTests {
     static let master = "/videos/clear/master.m3u8"
 
     /// NIO's decoder allows 80 KiB of header fields; 100 KiB is refused with 400 (or, if

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The license endpoints over HTTP, with the catalog's own keys.
-@Suite struct OriginServerLicenseTests {
+@Suite(.timeLimit(.minutes(2))) struct OriginServerLicenseTests {
     @Test func issuesAndRenewsALicenseForAProtectedVideo() async throws {
         try await withOrigin { server in
             let keyID = try #require(server.store.catalog.keyID(for: "protected"))

@@ -5,7 +5,7 @@ import Testing
 
 /// `GET /videos/{id}/manifest.json` over a socket: the hash manifest of that video only,
 /// the same as the in-process API, and true of the bytes the origin then serves.
-@Suite struct OriginServerManifestTests {
+@Suite(.timeLimit(.minutes(2))) struct OriginServerManifestTests {
     @Test func servesOneVideosManifestThatMatchesWhatItServes() async throws {
         try await withOrigin { server in
             let client = try RawHTTPConnection(port: server.port, timeoutSeconds: 30)

@@ -1,5 +1,6 @@
 import FixtureOrigin
 import Foundation
+import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -142,6 +143,17 @@ final class RawHTTPConnection: @unchecked Sendable {
         }) ?? false
     }
 
+    /// Reads until `count` bytes have come (after any response already read), waiting
+    /// at most the read timeout for each piece; returns them, fewer if the server closed.
+    func read(count: Int) async throws -> [UInt8] {
+        try await offPool {
+            while self.pending.count < count, try self.fill() {}
+            let bytes = Array(self.pending.prefix(count))
+            self.pending.removeFirst(bytes.count)
+            return bytes
+        }
+    }
+
     /// Reads until the server closes; returns what came.
     func readToEOF() async throws -> [UInt8] {
         try await offPool {
@@ -195,12 +207,13 @@ func withOrigin<T>(
 }
 
 /// The log once it holds `count` records (they are written just after the response
-/// leaves, so a test may read a response before its record exists).
-func waitForLog(_ server: OriginServer, count: Int) async throws -> [OriginRequestRecord] {
-    for _ in 0..<1000 {  // up to 10 s: a loaded machine can be slow to log
-        let log = server.requestLog
-        if log.count >= count { return log }
-        try await Task.sleep(for: .milliseconds(10))
+/// leaves, so a test may read a response before its record exists); the log as it is,
+/// with an issue recorded, if they do not all come within a minute.
+func waitForLog(
+    _ server: OriginServer, count: Int, sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> [OriginRequestRecord] {
+    await eventually("the origin logging \(count) requests (it logged \(server.requestLog.count))", sourceLocation: sourceLocation) {
+        server.requestLog.count >= count
     }
     return server.requestLog
 }

@@ -6,7 +6,7 @@ import Testing
 
 /// Live-socket tests of the origin's HTTP semantics: validators, ranges, HEAD,
 /// keep-alive, bad requests and the request log.
-@Suite struct OriginServerTests {
+@Suite(.timeLimit(.minutes(2))) struct OriginServerTests {
     static let master = "/videos/clear/master.m3u8"
     static let segment = "/videos/clear/400k/seg0.ts"
 

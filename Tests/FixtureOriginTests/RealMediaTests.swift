@@ -5,7 +5,7 @@ import Testing
 
 /// Real media: segments made by the real ffmpeg, served by the real origin, and read
 /// back by ffmpeg and ffprobe as a player would.
-@Suite(.serialized) struct RealMediaTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct RealMediaTests {
     /// Two small video variants and an audio-only one, 9 s in 4 s segments (4, 4, 1),
     /// so ffmpeg makes every segment in well under a second.
     static let ladder = [

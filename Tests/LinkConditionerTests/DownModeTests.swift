@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Each way an interface can go down, as a client socket sees it.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct DownModeTests {
     @Test func resetSendsRSTToOpenConnectionsAndRefusesNewOnes() async throws {
         let f = try ConditionerFixture(behaviour: .endless(limit: 1 << 30))

@@ -8,7 +8,7 @@ import Glibc
 
 /// Bytes through real sockets: integrity, shaping, faults. Bounds are generous:
 /// these tests say what happened, the perf command says how precisely.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct ForwardingTests {
     @Test func transparentLinkForwardsEveryByteInOrderBothWays() async throws {
         let f = try ConditionerFixture(behaviour: .echo)
@@ -94,8 +94,19 @@ struct ForwardingTests {
                                                                      queueLimitBytes: 256 * 1024)))
         defer { f.stop() }
         let early = try (0..<3).map { _ in try BlockingSocket.mustConnect(to: f.endpoint(.wifi)) }
-        for client in early { _ = client.read(timeout: .seconds(2)) }
-        try await Task.sleep(for: .milliseconds(500))  // the stimulus: the fourth comes late, to a backlogged link
+        // The stimulus: the fourth comes late, to a backlogged link, once each early
+        // connection has had 64 kB through it (about 0.4 s of the shared 4 Mbit/s).
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for client in early {
+                group.addTask {
+                    try await blocking {
+                        var received = 0
+                        while received < 64 * 1024, case .data(let d) = client.read(timeout: .seconds(30)) { received += d.count }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
         let late = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
         let clients = early + [late]
         let counts = try await withThrowingTaskGroup(of: (Int, Int).self) { group in

@@ -24,7 +24,7 @@ import Glibc
     }
 }
 
-@Suite(.serialized) struct RefusalCountingTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct RefusalCountingTests {
     /// Addresses of this suite alone (other suites use 127.0.0.2 and .3).
     static let listeners: [InterfaceKind: SocketAddress] = [
         .wifi: SocketAddress(host: "127.0.0.71", port: 0), .cellular: SocketAddress(host: "127.0.0.72", port: 0),

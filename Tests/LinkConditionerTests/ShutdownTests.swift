@@ -4,7 +4,7 @@ import Testing
 @testable import LinkConditioner
 
 /// Stopping leaves nothing behind: no handle, no file descriptor, no thread.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct ShutdownTests {
     /// Sockets the conditioner holds: its listeners and accepted connections (on its
     /// endpoints) and its upstream connections (to the test upstream's address: the port

@@ -5,7 +5,7 @@ import Testing
 
 /// `bench download --export FILE`: the engine as a black-box client. Run through the
 /// real `bench` executable, through the conditioner's WiFi listener (`--via`).
-@Suite struct BenchExportTests {
+@Suite(.timeLimit(.minutes(2))) struct BenchExportTests {
     struct Outcome {
         var status: Int32
         var output: String

@@ -11,7 +11,7 @@ import Testing
 /// The captive-portal rule (`CaptivePortal`): what counts as a portal's answer, what the
 /// transport does with one (nothing written, `.captivePortal` thrown), and what a
 /// transfer ending on one becomes (a network suspension, with an event).
-@Suite struct CaptivePortalTests {
+@Suite(.timeLimit(.minutes(2))) struct CaptivePortalTests {
     static let portal = HTTPFault.captivePortal
 
     @Test func aWebPageIsAPortalsContentTypeAndNothingElseIs() {

@@ -10,7 +10,7 @@ import Glibc
 
 /// Recovery from a real crash: `bench download` runs the engine in a child process, is
 /// killed with SIGKILL mid-download, and a second run on the same storage finishes.
-@Suite(.serialized) struct ChildProcessRecoveryTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ChildProcessRecoveryTests {
     /// The `bench` executable `swift test` built beside the test bundle.
     static func benchExecutable() throws -> String {
         let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -33,14 +33,20 @@ import Glibc
 
     /// Waits (up to 60 s) until the child's output at `log` contains `text`.
     private func waitForLine(_ text: String, in log: URL, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let deadline = Date().addingTimeInterval(60)
         var output = ""
-        while Date() < deadline {
+        await eventually("the child printing \"\(text)\" (it printed: \(output))", sourceLocation: sourceLocation) {
             output = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
-            if output.contains(text) { return }
-            try await Task.sleep(for: .milliseconds(10))
+            return output.contains(text)
         }
-        Issue.record("the child never printed \"\(text)\" in 60 s: \(output)", sourceLocation: sourceLocation)
+    }
+
+    /// Waits (up to 120 s) for the child to end by itself; then (or if it does not) stops it.
+    private func waitForEnd(of child: ChildProcess, sourceLocation: SourceLocation = #_sourceLocation) async {
+        await eventually("bench download ending by itself", within: 120, every: .milliseconds(20), sourceLocation: sourceLocation) {
+            !child.isRunning
+        }
+        child.send(SIGTERM)
+        _ = await child.exit()
     }
 
     @Test func aSIGKILLedDownloadResumesWithoutFetchingStoredSegmentsAgain() async throws {
@@ -68,10 +74,7 @@ import Glibc
 
             let log2 = URL(fileURLWithPath: fixture.scratch.file("run2.log"))
             let second = try launch([video, "--storage", storage, "--after", "crash"], output: log2)
-            let secondDone = Date().addingTimeInterval(60)
-            while second.isRunning, Date() < secondDone { try await Task.sleep(for: .milliseconds(20)) }
-            second.send(SIGTERM)
-            await second.exit()
+            await waitForEnd(of: second)
             let output = String(decoding: (try? Data(contentsOf: log2)) ?? Data(), as: UTF8.self)
             #expect(second.termination?.status == 0, "\(output)")
             #expect(output.contains("resuming"), "\(output)")
@@ -107,10 +110,7 @@ import Glibc
             await first.exit()
             let log2 = URL(fileURLWithPath: fixture.scratch.file("run2.log"))
             let second = try launch([video, "--storage", storage, "--after", "userForceQuit"], output: log2)
-            let secondDone = Date().addingTimeInterval(60)
-            while second.isRunning, Date() < secondDone { try await Task.sleep(for: .milliseconds(20)) }
-            second.send(SIGTERM)
-            await second.exit()
+            await waitForEnd(of: second)
             let output = String(decoding: (try? Data(contentsOf: log2)) ?? Data(), as: UTF8.self)
             #expect(second.termination?.status == 1, "\(output)")
             #expect(output.contains("-> failed"), "\(output)")

@@ -8,7 +8,7 @@ import Testing
 
 /// What the engine leaves on disk and tells the app: renditions, progress, licenses in
 /// the background, and a package a real player reads.
-@Suite struct DownloadManagerPackageTests {
+@Suite(.timeLimit(.minutes(5))) struct DownloadManagerPackageTests {
     final class Events: Sendable {
         let all = Mutex<[EngineEvent]>([])
     }
@@ -135,11 +135,12 @@ import Testing
             let token = try await manager.requestDownload(video: try await fixture.video("clear"))
             // Asked for while in progress (a partial package), then complete: the complete
             // playlists must win.
-            for _ in 0..<50 where await manager.status(token)?.state != .downloaded {
+            await eventually("the download ending", within: 120) {
                 _ = await manager.offlineVideo(token)
-                try await Task.sleep(for: .milliseconds(5))
+                let state = await manager.status(token)?.state
+                return state == .downloaded || state == .failed
             }
-            #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            #expect(await manager.status(token)?.state == .downloaded)
             let offline = try #require(await manager.offlineVideo(token))
             #expect(offline.playableOffline)
             let media = try MediaPlaylist.parse(try String(
@@ -159,8 +160,7 @@ import Testing
             let events = Events()
             let listener = Task { for await event in manager.events { events.all.withLock { $0.append(event) } } }
             let token = try await manager.requestDownload(video: try await fixture.video("protected"))
-            for _ in 0..<3000 where await manager.licenseExpiration(token) == nil { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(await manager.licenseExpiration(token) != nil)
+            await eventually("the license stored") { await manager.licenseExpiration(token) != nil }
             try await manager.cancel(token)
             // cancel() returns once the files are gone and the download is forgotten.
             let status = await manager.status(token)

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// Licenses, retries, bad playlists, storage and settings, end to end.
-@Suite struct DownloadManagerPolicyTests {
+@Suite(.timeLimit(.minutes(5))) struct DownloadManagerPolicyTests {
     @Test func aPreloadedLicenseIsReusedByTheDownload() async throws {
         try await withEngine { fixture in
             let manager = try await fixture.makeManager()
@@ -107,9 +107,9 @@ import Testing
             let refused = { (record: OriginRequestRecord) in record.path == path && record.status == 503 }
             let refusals = try await fixture.server.requestLog(count: 3, where: refused).filter(refused).count
             #expect(attempts == 3 && refusals >= 3, "\(refusals) answers 503 for \(attempts) attempts")
-            // Given up: nothing more is asked for (a second to watch).
-            try await Task.sleep(for: .seconds(1))
-            let asked = fixture.server.requests(startedAfter: gaveUp).filter { $0.path == path }
+            // Given up: nothing more is asked for.
+            try await watchWindow(.seconds(1))  // the property: no retry within more than twice the backoff's cap (400 ms)
+            let asked = fixture.server.requests(startedBetween: gaveUp, and: fixture.server.nowNanoseconds).filter { $0.path == path }
             #expect(asked.isEmpty, "asked for \(asked.count) times after giving up")
             await manager.shutdown()
         }

@@ -6,7 +6,7 @@ import OfflineDownloads
 import Testing
 
 /// The engine end to end against the real origin over real sockets.
-@Suite struct DownloadManagerTests {
+@Suite(.timeLimit(.minutes(5))) struct DownloadManagerTests {
     private func sha256(_ path: String) throws -> String {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
@@ -96,13 +96,15 @@ import Testing
             try await manager.pause(token)
             #expect(await manager.status(token)?.state == .suspended(.user))
             // Paused: once the stopped transfer has closed its `.part` files, no byte moves,
-            // on the wire or to the disk (a second to watch).
+            // on the wire or to the disk. Requests are judged from a mark no request sent
+            // before the pause can pass (one may still be on its way through the conditioner).
             let package = fixture.package(token)
             #expect(try await waitUntilClosed(under: package), "still open after the pause: \(openFiles(under: package))")
-            let paused = fixture.server.nowNanoseconds
             let stored = bytesOnDisk(package)
-            try await Task.sleep(for: .seconds(1))
+            let paused = try await fixture.markAfterTheEnginesRequests()
+            try await watchWindow(.seconds(1))  // the property: a second paused, in which nothing may move
             #expect(bytesOnDisk(package) == stored)
+            #expect(openFiles(under: package).isEmpty, "a file opened while paused: \(openFiles(under: package))")
             let asked = fixture.server.requests(startedAfter: paused)
             #expect(asked.isEmpty, "asked for while paused: \(asked.map(\.path))")
             #expect(await manager.status(token)?.state == .suspended(.user))
@@ -130,8 +132,7 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: package))
             let second = try await manager.requestDownload(video: video)
             try await manager.cancel(second)
-            for _ in 0..<3000 where await manager.status(second) != nil { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(await manager.status(second) == nil)
+            await eventually("the canceled download \(second) being forgotten") { await manager.status(second) == nil }
             #expect(!FileManager.default.fileExists(atPath: fixture.scratch.path + "/packages/\(second)"))
             // Nothing left: no package directory, no row in the index.
             #expect(((try? FileManager.default.contentsOfDirectory(atPath: fixture.scratch.path + "/packages")) ?? []).isEmpty)
@@ -154,10 +155,7 @@ import Testing
         }) { fixture in
             var manager = try await fixture.makeManager()
             let token = try await manager.requestDownload(video: try await fixture.video("clear"))
-            let deadline = Date().addingTimeInterval(20)
-            while await (manager.status(token)?.progress ?? 0) < 0.25, Date() < deadline {
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            try await manager.wait(for: token, progress: 0.25)
             await manager.shutdown()
             let stopped = await manager.status(token)?.progress ?? 0
             #expect(stopped > 0 && stopped < 1, "stopped at \(stopped)")

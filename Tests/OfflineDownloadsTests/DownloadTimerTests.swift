@@ -8,7 +8,7 @@ import Testing
 /// Time-driven engine behaviour against the real origin: the download's own expiry
 /// (eviction) and the automatic renewal of rentals in the foreground only. Bounds are
 /// generous; the due times themselves are tested with fixed dates in LicenseClientTests.
-@Suite struct DownloadTimerTests {
+@Suite(.timeLimit(.minutes(5))) struct DownloadTimerTests {
     final class Events: Sendable {
         let all = Mutex<[EngineEvent]>([])
         func count(_ matches: (EngineEvent) -> Bool) -> Int { all.withLock { $0.filter(matches).count } }
@@ -42,12 +42,12 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: package))
             #expect(events.count(Self.isEvicted) == 0, "evicted before its expiry")
             clock.withLock { $0 = $0.addingTimeInterval(10) }
-            for _ in 0..<1500 where await manager.status(token) != nil { try await Task.sleep(for: .milliseconds(20)) }
+            await eventually("the eviction of \(token) once its expiry passed") { await manager.status(token) == nil }
             let status = await manager.status(token)
             let license = await manager.licenseExpiration(token)
             #expect(status == nil && license == nil)
             #expect(!FileManager.default.fileExists(atPath: package), "the package is still on disk")
-            for _ in 0..<1500 where events.count(Self.isEvicted) == 0 { try await Task.sleep(for: .milliseconds(20)) }
+            await eventually("the evicted event") { events.count(Self.isEvicted) > 0 }
             #expect(events.count(Self.isEvicted) == 1)
             await manager.shutdown()
             listener.cancel()
@@ -92,8 +92,7 @@ import Testing
         try await withEngine { fixture in
             // A 4 s rental renewed 3 s ahead is due at half its life: every ~2 s.
             let (manager, events, listener, token) = try await Self.downloadShortRental(fixture)
-            for _ in 0..<500 where events.count(Self.isRenewed) == 0 { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(events.count(Self.isRenewed) >= 1, "no automatic renewal in the foreground")
+            await eventually("an automatic renewal in the foreground") { events.count(Self.isRenewed) >= 1 }
 
             // The app prepares for the background (a renewal under way finishes, none
             // starts), then goes there: no exchange reaches the server.
@@ -103,24 +102,27 @@ import Testing
             await manager.setForeground(false)
             let background = fixture.server.nowNanoseconds
             let before = try #require(await manager.licenseExpiration(token))
-            try await Task.sleep(for: .seconds(5))  // a window to watch, in which the 4 s rental runs out
-            let asked = fixture.server.requests(startedAfter: background).filter { $0.path.hasPrefix("/license") }
-            #expect(asked.isEmpty, "license requests in the background: \(asked.map(\.path))")
+            // In the background until the rental has run out: its renewal fell due in that
+            // time (3 s ahead of the end), and nothing may renew it.
+            await eventually("the rental running out", every: .milliseconds(50)) { Date() > before }
             #expect(!events.all.withLock { $0 }.contains { if case .licenseFailed = $0 { true } else { false } })
             let lapsed = try #require(await manager.licenseExpiration(token))
             #expect(lapsed == before, "the license was renewed in the background")
-            #expect(lapsed <= Date(), "the rental should have run out during 5 s in the background")
 
             // Back in the foreground the renewal is due at once (the rental has run out).
+            let foreground = fixture.server.nowNanoseconds
             let renewedBefore = events.count(Self.isRenewed)
             await manager.setForeground(true)
-            for _ in 0..<500 where await manager.licenseExpiration(token) == lapsed { try await Task.sleep(for: .milliseconds(20)) }
-            for _ in 0..<500 where events.count(Self.isRenewed) == renewedBefore { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(events.count(Self.isRenewed) > renewedBefore, "no renewal after the return to the foreground")
+            await eventually("a renewal after the return to the foreground") { await manager.licenseExpiration(token) != lapsed }
+            await eventually("its licenseRenewed event") { events.count(Self.isRenewed) > renewedBefore }
             // Compared with the lapsed expiry, not the clock: a loaded machine may take
             // seconds between the renewal and this check.
             let expiration = try #require(await manager.licenseExpiration(token))
             #expect(expiration > lapsed, "the renewal did not extend the rental")
+            // The origin's record of the time in the background, read once a later exchange
+            // has landed (with the responses still under way): no license request in it.
+            let asked = fixture.server.requests(startedBetween: background, and: foreground).filter { $0.path.hasPrefix("/license") }
+            #expect(asked.isEmpty, "license requests in the background: \(asked.map(\.path))")
             await manager.shutdown()
             listener.cancel()
         }
@@ -135,27 +137,28 @@ import Testing
             fixture.server.setFaultRules(try FaultRuleSet(rules: [
                 FaultRule(path: "/license/renew", fault: .addedTimeToFirstByte(.milliseconds(1_500)))
             ]))
-            for _ in 0..<500 where events.count(Self.isRenewed) < 2 { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(events.count(Self.isRenewed) >= 2, "renewals should run back to back")
+            await eventually("two renewals back to back") { events.count(Self.isRenewed) >= 2 }
 
             // Judged by the stored expiry and the origin's request stamps, not by the events:
             // the listener may still be delivering the one of the renewal that just landed.
             #expect(await manager.prepareForBackground().isEmpty)
             let prepared = fixture.server.nowNanoseconds
-            let expiration = await manager.licenseExpiration(token)
-            try await Task.sleep(for: .seconds(3))  // a window to watch
+            let expiration = try #require(await manager.licenseExpiration(token))
+            // Held until the rental has run out: its next renewal fell due in that time (3 s
+            // ahead of the end), so one that prepareForBackground() failed to hold began in it.
+            await eventually("the rental running out", every: .milliseconds(50)) { Date() > expiration }
             #expect(await manager.licenseExpiration(token) == expiration, "a renewal landed after prepareForBackground() returned")
-            #expect(fixture.server.requests(startedAfter: prepared).filter { $0.path == "/license/renew" }.isEmpty,
-                    "a renewal was sent after prepareForBackground() returned")
             #expect(!events.all.withLock { $0 }.contains { if case .licenseFailed = $0 { true } else { false } })
 
             // Back in the foreground, renewals start again.
+            let foreground = fixture.server.nowNanoseconds
             let renewed = events.count(Self.isRenewed)
             await manager.setForeground(true)
-            for _ in 0..<500 where await manager.licenseExpiration(token) == expiration { try await Task.sleep(for: .milliseconds(20)) }
-            for _ in 0..<500 where events.count(Self.isRenewed) == renewed { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(await manager.licenseExpiration(token) != expiration, "no renewal after setForeground(true)")
-            #expect(events.count(Self.isRenewed) > renewed, "no renewal event after setForeground(true)")
+            await eventually("a renewal after setForeground(true)") { await manager.licenseExpiration(token) != expiration }
+            await eventually("a renewal event after setForeground(true)") { events.count(Self.isRenewed) > renewed }
+            // The origin's record of the time held, read once a later renewal has landed.
+            #expect(fixture.server.requests(startedBetween: prepared, and: foreground).filter { $0.path == "/license/renew" }.isEmpty,
+                    "a renewal was sent after prepareForBackground() returned")
             await manager.shutdown()
             listener.cancel()
         }

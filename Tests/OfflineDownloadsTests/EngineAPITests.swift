@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// The smaller promises of the engine's API, end to end through the conditioner.
-@Suite struct EngineAPITests {
+@Suite(.timeLimit(.minutes(5))) struct EngineAPITests {
     final class Events: Sendable {
         let all = Mutex<[EngineEvent]>([])
     }
@@ -76,8 +76,8 @@ import Testing
             #expect(status.bytesDownloaded == onDisk && onDisk > 0)
             #expect(status.bytesExpected != nil && status.progress == 1)
             // `finished` names the package directory, which holds the local master playlist.
-            for _ in 0..<3000 where !events.all.withLock({ $0.contains { if case .finished = $0 { true } else { false } } }) {
-                try await Task.sleep(for: .milliseconds(10))
+            await eventually("the finished event") {
+                events.all.withLock { $0.contains { if case .finished = $0 { true } else { false } } }
             }
             let told = events.all.withLock { $0.compactMap { if case .finished(token, let url) = $0 { url } else { nil } } }
             #expect(told.count == 1)
@@ -100,7 +100,8 @@ import Testing
             let failure = await manager.status(token)?.failure
             #expect(failure == .httpStatus(404))
             #expect(failure?.description.contains("delete the download") == true)
-            try await Task.sleep(for: .milliseconds(300))  // a window to watch: a retry would come within it
+            // The property: no retry within a window longer than the retry backoff's cap (400 ms).
+            try await watchWindow(.seconds(1))
             #expect(fixture.server.requestLog.filter { $0.path == "/videos/clear/master.m3u8" }.count == 1, "not retried")
             await manager.shutdown()
         }

@@ -8,7 +8,7 @@ import Testing
 /// The catalog's poster and thumbnail are stored with the package, fetched over the
 /// transfer's interface, retried like segments, and optional: one the origin does not
 /// have is left out.
-@Suite struct EngineArtworkTests {
+@Suite(.timeLimit(.minutes(5))) struct EngineArtworkTests {
     static func sha256(_ url: URL?) throws -> String? {
         guard let url else { return nil }
         return SHA256.hash(data: try Data(contentsOf: url)).map { String(format: "%02x", $0) }.joined()

@@ -12,7 +12,7 @@ import Testing
 /// without bound (the managers here allow only 2 bounded attempts, so a portal counted
 /// as a server error would fail them), stores nothing of the page, and completes byte
 /// for byte once the portal lets it through.
-@Suite struct EngineCaptivePortalTests {
+@Suite(.timeLimit(.minutes(5))) struct EngineCaptivePortalTests {
     /// The engine's events, collected as they come.
     final class Events: Sendable {
         let all = Mutex<[EngineEvent]>([])
@@ -31,12 +31,7 @@ import Testing
         /// Polls until `condition` holds, for up to `seconds` (generous: a loaded machine
         /// runs the whole suite at once); returns whether it held.
         func wait(seconds: Double = 120, until condition: (Events) -> Bool) async throws -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while !condition(self) {
-                guard Date() < deadline else { return false }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            return true
+            await pollUntil(within: seconds, every: .milliseconds(20)) { condition(self) }
         }
     }
 

@@ -9,7 +9,7 @@ import Testing
 /// (`EngineConfiguration.now`), which the test moves between the steps so that each
 /// stamp says which step made it: `finishedAt` for `downloaded` and `failed` (also
 /// after a relaunch, from the index), the `removed` event for a cancel and a delete.
-@Suite struct EngineEndTimeTests {
+@Suite(.timeLimit(.minutes(5))) struct EngineEndTimeTests {
     /// A wall clock that says what the test set last.
     final class SetClock: Sendable {
         private let date = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
@@ -24,8 +24,8 @@ import Testing
             all.withLock { $0.compactMap { if case .removed(token, let at) = $0 { at } else { nil } } }
         }
         /// Waits (up to a minute) for `token`'s `removed`.
-        func waitRemoved(_ token: DownloadToken) async throws -> [Date] {
-            for _ in 0..<6000 where removed(token).isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        func waitRemoved(_ token: DownloadToken, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [Date] {
+            await eventually("the removed event of \(token)", sourceLocation: sourceLocation) { !removed(token).isEmpty }
             return removed(token)
         }
     }

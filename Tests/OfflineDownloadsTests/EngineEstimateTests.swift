@@ -7,7 +7,7 @@ import Testing
 
 /// The size estimate: lengths where they are known (EXT-X-BYTERANGE, files already
 /// stored), BANDWIDTH × duration otherwise.
-@Suite struct EngineEstimateTests {
+@Suite(.timeLimit(.minutes(5))) struct EngineEstimateTests {
     /// One variant at 800 kbit/s: two byte ranges of one file, then a 2 s segment of its own.
     static let rangedMedia = """
         #EXTM3U

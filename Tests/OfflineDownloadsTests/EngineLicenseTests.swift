@@ -7,7 +7,7 @@ import Testing
 
 /// Every license case at the engine's level, through the conditioner: acquired and
 /// packaged, refused, badly signed, dual expiry, renewal with new terms, renewal offline.
-@Suite struct EngineLicenseTests {
+@Suite(.timeLimit(.minutes(5))) struct EngineLicenseTests {
     final class Events: Sendable {
         let all = Mutex<[EngineEvent]>([])
         func contains(_ matches: (EngineEvent) -> Bool) -> Bool { all.withLock { $0.contains(where: matches) } }
@@ -32,9 +32,7 @@ import Testing
                 parameters: DownloadParameters(licenseTerms: LicenseTerms(kind: .rental, rentalDurationSeconds: 3600)))
             #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
             let expiration = try #require(await manager.licenseExpiration(token))
-            for _ in 0..<100 where !events.contains({ if case .licenseAcquired = $0 { true } else { false } }) {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            await eventually("the licenseAcquired event") { events.contains { if case .licenseAcquired = $0 { true } else { false } } }
             #expect(events.contains { event in
                 if case .licenseAcquired(token, let told) = event { return abs(told.timeIntervalSince(expiration)) < 1 }
                 return false
@@ -72,8 +70,7 @@ import Testing
                 return
             }
             #expect(reason.contains("rental_duration_seconds"), "\(reason)")
-            for _ in 0..<100 where !events.contains(Self.isLicenseFailed) { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(events.contains(Self.isLicenseFailed))
+            await eventually("the licenseFailed event") { events.contains(Self.isLicenseFailed) }
             #expect(fixture.server.requestLog.filter { $0.path == "/license" }.count == 1, "a refusal is not retried")
             #expect(!fixture.server.requestLog.contains { $0.path.hasSuffix(".ts") })
             #expect(await manager.licenseExpiration(token) == nil)
@@ -198,10 +195,9 @@ import Testing
             #expect(bought == .distantFuture)
             #expect(try PackagedLicense.read(from: fixture.package(token))?.license.kind == .purchase)
             #expect(fixture.server.requestLog.filter { $0.path == "/license" && $0.status == 200 }.count == 2)
-            for _ in 0..<100 where events.all.withLock({ $0.filter { if case .licenseRenewed = $0 { true } else { false } }.count }) < 2 {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            #expect(events.all.withLock { $0.filter { if case .licenseRenewed = $0 { true } else { false } }.count } == 2)
+            let renewals = { events.all.withLock { $0.filter { if case .licenseRenewed = $0 { true } else { false } }.count } }
+            await eventually("two licenseRenewed events (\(renewals()) so far)") { renewals() >= 2 }
+            #expect(renewals() == 2)
             // Another video's entry is refused.
             await #expect(throws: EngineError.self) {
                 try await manager.renewLicense(token: token, video: try await fixture.video("clear"), parameters: rental)

@@ -8,7 +8,7 @@ import Testing
 /// Package files removed behind the engine's back (a cleaner, the user, the OS):
 /// a complete package missing files is not reported playable, and a download in flight
 /// that lost stored segments fetches them again when it goes on.
-@Suite struct EngineMissingFilesTests {
+@Suite(.timeLimit(.minutes(5))) struct EngineMissingFilesTests {
     static func sha256(_ path: String) throws -> String {
         SHA256.hash(data: try Data(contentsOf: URL(fileURLWithPath: path))).map { String(format: "%02x", $0) }.joined()
     }

@@ -6,7 +6,7 @@ import Testing
 
 /// Segment records reach the index in batches, and a stop at any instant loses no
 /// segment whose file was in place, recorded or not.
-@Suite struct EngineProgressBatchingTests {
+@Suite(.timeLimit(.minutes(5))) struct EngineProgressBatchingTests {
     @Test func segmentsAreRecordedInFewerWritesThanSegments() async throws {
         try await withEngine { fixture in
             // Batching as configured by default: 21 segments in fewer than 21 writes.

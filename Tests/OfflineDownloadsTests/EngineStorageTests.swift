@@ -8,7 +8,7 @@ import Testing
 
 /// Storage and recovery at the engine's level: the free-space cushion during a
 /// download, files gone or cut short at restore, and a reboot while suspended.
-@Suite struct EngineStorageTests {
+@Suite(.timeLimit(.minutes(5))) struct EngineStorageTests {
     final class Events: Sendable {
         let all = Mutex<[EngineEvent]>([])
         var states: [DownloadState] {
@@ -46,16 +46,15 @@ import Testing
             free.withLock { $0 = 10 << 20 }
             #expect(try await manager.wait(for: token) { $0 == .suspended(.storage) } == .suspended(.storage), "\(events.states)")
             var messages: [String] = []
-            for _ in 0..<200 where !messages.contains(where: { $0.contains("storage cushion") }) {
-                try await Task.sleep(for: .milliseconds(10))
+            await eventually("an error event naming the storage cushion (errors: \(messages))") {
                 messages = events.all.withLock { $0.compactMap { if case .error(token, let message) = $0 { message } else { nil } } }
+                return messages.contains { $0.contains("storage cushion") }
             }
-            #expect(messages.contains { $0.contains("storage cushion") }, "\(messages)")
             // Suspended: nothing more is asked of the origin. The worker reports the shortage
-            // only once every fetch under way has ended, so a request that starts after this
-            // mark was asked for while suspended. Then a second to watch.
-            let suspended = fixture.server.nowNanoseconds
-            try await Task.sleep(for: .seconds(1))
+            // only once every fetch under way has ended, and the mark is one that no request
+            // sent before can pass (it may still be on its way through the conditioner).
+            let suspended = try await fixture.markAfterTheEnginesRequests()
+            try await watchWindow(.seconds(1))  // the property: a second suspended, in which nothing may be asked
             let asked = fixture.server.requests(startedAfter: suspended)
             #expect(asked.isEmpty, "asked for while suspended: \(asked.map(\.path))")
             #expect(await manager.status(token)?.state == .suspended(.storage))
@@ -79,8 +78,8 @@ import Testing
             let token = try await manager.requestDownload(video: try await fixture.video("clear"))
             let video = fixture.package(token) + "/video"
             // Segments 0-9 come at once; 10 and later are held.
-            for _ in 0..<1500 where StoppedPackage(videoDirectory: video).stored.count < 10 {
-                try await Task.sleep(for: .milliseconds(20))
+            await eventually("segments 0-9 stored (\(StoppedPackage(videoDirectory: video).stored.sorted()))") {
+                StoppedPackage(videoDirectory: video).stored.count >= 10
             }
             await manager.shutdown()
             fixture.server.setFaultRules(try FaultRuleSet(rules: []))
@@ -115,7 +114,7 @@ import Testing
             let relaunched = try await fixture.makeManager(termination: .rebootWhileSuspended)
             let status = try #require(await relaunched.status(token))
             #expect(status.state == .failed && status.failure == .interrupted(.rebootWhileSuspended))
-            try await Task.sleep(for: .milliseconds(300))  // a window to watch: nothing may restart it
+            try await watchWindow(.milliseconds(300))  // the property: it stays failed, nothing restarts it
             #expect(await relaunched.status(token)?.state == .failed, "it must not resume by itself")
             try await relaunched.delete(token)
             #expect(await relaunched.tokens.isEmpty)

@@ -10,7 +10,7 @@ import Testing
 /// The engine through the real libuv link conditioner in front of the real origin:
 /// each way an interface can go down suspends the download (never fails it), and it
 /// resumes by itself and completes byte for byte when the interface returns.
-@Suite(.serialized) struct EngineThroughConditionerTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct EngineThroughConditionerTests {
     /// Everything the engine said, for assertions after the fact.
     final class EventLog: Sendable {
         let events = Mutex<[EngineEvent]>([])
@@ -30,19 +30,15 @@ import Testing
             conditioner.setState(.cellular, .down(.refuse))
             let forward = Task { for await path in conditioner.pathUpdates { fixture.path.update(path) } }
             defer { forward.cancel() }
-            for _ in 0..<500 where fixture.path.currentPath.interface(.cellular) != nil || fixture.path.currentPath.interface(.wifi) == nil {
-                try await Task.sleep(for: .milliseconds(10))
+            await eventually("the conditioner's path showing WiFi alone (it shows \(fixture.path.currentPath))") {
+                fixture.path.currentPath.interfaces.map(\.kind) == [.wifi]
             }
-            #expect(fixture.path.currentPath.interfaces.map(\.kind) == [.wifi], "the conditioner's path: \(fixture.path.currentPath)")
 
             let manager = try await fixture.makeManager(stallTimeout: .milliseconds(800))
             let log = EventLog()
             let listener = Task { for await event in manager.events { log.events.withLock { $0.append(event) } } }
             let token = try await manager.requestDownload(video: try await fixture.video("clear"))
-            let deadline = Date().addingTimeInterval(20)
-            while await (manager.status(token)?.progress ?? 0) < 0.2, Date() < deadline {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            try await manager.wait(for: token, progress: 0.2)
             conditioner.setState(.wifi, .down(mode))
             let suspended = try await manager.wait(for: token, seconds: 120) { $0 == .suspended(.network) }
             #expect(suspended == .suspended(.network), "\(log.states) path \(fixture.path.currentPath)")
@@ -110,10 +106,9 @@ import Testing
             fixture.conditioner.setState(.wifi, .down(.reset))
             #expect(try await manager.wait(for: token, seconds: 60) { $0 == .suspended(.network) } == .suspended(.network))
             // Let a few retries find the path without WiFi (each one is a state change).
-            for _ in 0..<3000 where log.states.filter({ $0 == .suspended(.network) }).count < 3 {
-                try await Task.sleep(for: .milliseconds(10))
+            await eventually("three retries finding the path without WiFi (states: \(log.states))") {
+                log.states.filter { $0 == .suspended(.network) }.count >= 3
             }
-            #expect(log.states.filter { $0 == .suspended(.network) }.count >= 3, "\(log.states)")
             // WiFi comes back, again with no update: the next retry must find it.
             fixture.conditioner.setState(.wifi, .up)
             path.set(NetworkPath(interfaces: [fixture.wifi]))

@@ -11,7 +11,7 @@ import Glibc
 
 /// The engine's transport against the real origin: whole and resumed downloads, what
 /// the server's answers become, and sending through an interface's endpoint.
-@Suite struct HTTPTransportTests {
+@Suite(.timeLimit(.minutes(2))) struct HTTPTransportTests {
     static let segment = "/videos/clear/1200k/seg1.ts"
 
     @Test func downloadsASegmentWhole() async throws {

@@ -5,7 +5,7 @@ import OfflineDownloads
 import Testing
 
 /// The engine's license client against the real fixture license server.
-@Suite struct LicenseClientTests {
+@Suite(.timeLimit(.minutes(2))) struct LicenseClientTests {
     static let secret = Array("deadzone-license-secret".utf8)
 
     private func endpoints(_ server: OriginServer) -> LicenseEndpoints {

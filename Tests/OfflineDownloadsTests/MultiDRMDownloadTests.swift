@@ -8,7 +8,7 @@ import Testing
 /// keys, first in the 400k variant and last in the 1200k one) downloads through the real
 /// origin and conditioner and is playable offline: license stored, every local segment
 /// the bytes the origin served, named with the `skd://` key and the IV it was encrypted with.
-@Suite struct MultiDRMDownloadTests {
+@Suite(.timeLimit(.minutes(5))) struct MultiDRMDownloadTests {
     @Test(arguments: [(400_000, "400k", 0), (1_200_000, "1200k", 2)])
     func multiDRMVideoDownloadsAndPlaysOffline(bitrate: Int, stream: String, skdPosition: Int) async throws {
         try await withEngine { fixture in

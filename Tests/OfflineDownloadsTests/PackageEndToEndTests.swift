@@ -5,7 +5,7 @@ import HLSPlaylist
 import OfflineDownloads
 import Testing
 
-@Suite("OfflinePackage: end to end on disk")
+@Suite("OfflinePackage: end to end on disk", .timeLimit(.minutes(2)))
 struct PackageEndToEndTests {
     typealias F = PackageFixtures
 

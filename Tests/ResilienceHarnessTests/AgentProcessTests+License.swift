@@ -29,7 +29,7 @@ extension AgentProcessTests {
             let (agent, log) = try await fixture.launch(["--misbehave", "fake-license"])
             // No network at all: the engine cannot have any license.
             let token = try await agent.requestToken(try await fixture.request("protected"))
-            #expect(await log.wait(seconds: 10) { _ in Self.order(log, token).license != nil }, "\(log.events)")
+            #expect(await log.wait { _ in Self.order(log, token).license != nil }, "\(log.events)")
             #expect(try await agent.send(.prepareForBackground) == .unfinished([:]))
             let inspection = try await agent.inspect(download: token)
             #expect(inspection.known && inspection.licenseExpiration == nil && !inspection.playable)

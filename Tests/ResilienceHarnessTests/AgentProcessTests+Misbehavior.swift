@@ -43,9 +43,14 @@ extension AgentProcessTests {
             #expect(try await agent.inspect(download: token).state == .suspended(.user))
             let told = log.states(of: token)
             _ = try await agent.send(.setPath(fixture.wifi))
-            try await Task.sleep(for: .milliseconds(500))  // a window to watch: nothing more may be told
+            // WiFi is back: nothing more is told of it, and it stays paused. The window ends
+            // with an event of the test's own: a second download, requested now, finishes
+            // (so the engine has acted on the path by then).
+            let second = try await agent.requestToken(try await fixture.request("clear"))
+            #expect(await log.wait { _ in log.isFinished(second) }, "the second download never finished: \(log.events)")
             #expect(log.states(of: token) == told)
             #expect(!told.contains(.suspended(.network)))
+            #expect(try await agent.inspect(download: token).state == .suspended(.user))
             #expect(await agent.shutdown(timeout: .seconds(30)) == 0)
         }
     }
@@ -111,13 +116,11 @@ extension AgentProcessTests {
                 (try? FileManager.default.attributesOfItem(atPath: fixture.storage + "/" + name)[.size] as? Int) ?? 0
             }.filter { $0 > 0 }
         }
-        let stalled = Date().addingTimeInterval(60)
-        var sizes = parts()
-        while Date() < stalled, sizes.isEmpty || sizes.contains(where: { $0 != 1000 }) {
-            try await Task.sleep(for: .milliseconds(10))
+        var sizes: [Int] = []
+        await eventually("the stalled segments' `.part` files holding 1000 bytes each (sizes: \(sizes))") {
             sizes = parts()
+            return !sizes.isEmpty && sizes.allSatisfy { $0 == 1000 }
         }
-        #expect(!sizes.isEmpty && sizes.allSatisfy { $0 == 1000 }, "`.part` sizes when killed: \(sizes)")
         await first.kill()
         fixture.server.setFaultRules(try FaultRuleSet(rules: []))
         // The origin stamps requests with CLOCK_MONOTONIC; the killed agent's stalled ones

@@ -4,7 +4,7 @@ import Testing
 
 /// `bench --agent` with apps that break the protocol or lack capabilities, as a user
 /// runs it: the exit status, the summary, the report files.
-@Suite(.serialized) struct BenchAgentProtocolCommandTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct BenchAgentProtocolCommandTests {
     typealias Scratch = BenchRunCommandTests.Scratch
 
     @Test func anAppOfAnotherVersionFailsEveryScenarioWithTheProtocolErrorAndTheReportsAreWritten() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// The `bench` command's answers to bad input: exit status 2 and a message that says
 /// what to do, before anything is started.
-@Suite struct BenchCommandTests {
+@Suite(.timeLimit(.minutes(2))) struct BenchCommandTests {
     func bench(_ arguments: [String], in directory: String? = nil) async throws -> BenchOutcome {
         try await runBench(arguments, in: directory)
     }

@@ -5,7 +5,7 @@ import Testing
 
 /// `bench compare` from the command line: bad input exits 2 saying what to do, and a
 /// small comparison writes its report family.
-@Suite struct BenchCompareCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct BenchCompareCommandTests {
     func temporaryFile(_ text: String, suffix: String) throws -> String {
         let path = NSTemporaryDirectory() + "deadzone-\(UUID().uuidString)\(suffix)"
         try text.write(toFile: path, atomically: true, encoding: .utf8)

@@ -5,7 +5,7 @@ import Testing
 /// `bench matrix` end to end: two engines (Deadzone's, and a small app that lacks
 /// capabilities) on one short scenario; each run's own report directory, and the
 /// matrix files whose cells link to them.
-@Suite(.serialized) struct BenchMatrixCommandTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct BenchMatrixCommandTests {
     @Test func twoEnginesOnOneScenarioMakeOneMatrixLinkingToEachRunsReport() async throws {
         let scratch = try BenchRunCommandTests.Scratch()
         let fake = try FakeApp()

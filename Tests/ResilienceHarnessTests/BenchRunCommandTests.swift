@@ -5,7 +5,7 @@ import Testing
 /// The real `bench` executable, as a user or a CI script runs it: what goes to stdout
 /// and stderr, the files, the exit status, and the gate. Each test runs one short
 /// scenario over real sockets (clean loopback links), so the suite is serialized.
-@Suite(.serialized) struct BenchRunCommandTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct BenchRunCommandTests {
     /// A scratch directory to run `bench` in (its own `Reports/`, the shipped
     /// `Scenarios/` linked in as in a checkout), with the test profile.
     struct Scratch {

@@ -4,7 +4,7 @@ import Testing
 
 /// `bench scenario check`, `--scenario-file` and the shipped directory: what a user sees
 /// when a scenario file is good, bad, or not where bench looks.
-@Suite struct BenchScenarioCommandTests {
+@Suite(.timeLimit(.minutes(2))) struct BenchScenarioCommandTests {
     func temporary(_ text: String, named name: String = "scenario") throws -> String {
         let directory = NSTemporaryDirectory() + "deadzone-scenarios-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

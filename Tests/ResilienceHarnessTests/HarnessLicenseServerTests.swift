@@ -7,7 +7,7 @@ import Testing
 
 /// End to end: while license-before-background plays, the license server's own
 /// background flag (what makes it refuse requests) follows the app's lifecycle.
-@Suite(.serialized) struct HarnessLicenseServerTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct HarnessLicenseServerTests {
     /// One reading of the flag, between two readings of the trace clock.
     struct Sample {
         var before: UInt64

@@ -11,7 +11,7 @@ import Testing
 ///
 /// Serialized: each run shapes real links and times real outages; running them side by
 /// side on a small machine would only blur their timing.
-@Suite(.serialized) struct HarnessMisbehaviorTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct HarnessMisbehaviorTests {
     /// Fast, clean links so a scenario takes seconds: WiFi 8 Mbit/s, cellular 4 Mbit/s (expensive).
     static let profile = Profile(
         name: "test-links",

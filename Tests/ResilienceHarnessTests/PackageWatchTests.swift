@@ -58,9 +58,7 @@ import Testing
         let (package, collector, watch) = try setUp(bound: .milliseconds(50))
         defer { package.remove() }
         watch.observe(.stateChanged(download: "d1", from: .downloading, to: .downloaded))
-        let deadline = ContinuousClock.now + .seconds(10)
-        while watch.isBusy, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(!watch.isBusy)
+        await eventually("the watch giving up on the package after its 50 ms bound") { !watch.isBusy }
         let read = try #require(reads(collector).first)
         #expect(read.master == nil && read.found.problems == ["the app named no package within 0.050 s of reporting it downloaded"])
         // The app ending, or leaving the state, before naming it counts alike.

@@ -7,7 +7,7 @@ import Testing
 /// End to end: a scenario that is not `profile-timeline` plays the profile's timeline
 /// and its origin faults too, overlaid on the script's own steps, and every change of
 /// the profile is in the trace marked as the profile's.
-@Suite(.serialized) struct ProfileEverywhereTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ProfileEverywhereTests {
     /// WiFi 8 Mbit/s, cellular 4 Mbit/s; early phases so that a 30 s scenario sees them.
     static let profile: Profile = {
         var cellular = InterfaceSetup(link: InterfaceLink(

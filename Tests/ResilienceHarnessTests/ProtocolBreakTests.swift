@@ -8,7 +8,7 @@ import Testing
 /// as a child process): each break ends its scenario with the documented `protocol
 /// error: …` (the line, what is wrong, the schema path), what was recorded before it
 /// stays in the trace, and the next scenario of the run still plays.
-@Suite(.serialized) struct ProtocolBreakTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ProtocolBreakTests {
     /// Launches the app, asks for one download, and waits (for a break that ends it, or
     /// for the app's first progress when `expectBreak` is false).
     static func probe(_ name: String, expectBreak: Bool = true) -> Scenario {

@@ -3,6 +3,7 @@ import FixtureOrigin
 import Foundation
 import LinkConditioner
 import OfflineDownloads
+import Testing
 
 /// A real origin behind the real (in-process) link conditioner, a scratch storage
 /// directory and a `DownloadManager` over them: every request of the engine goes
@@ -91,6 +92,22 @@ struct EngineFixture {
         return CatalogVideo(document: try JSONDecoder().decode(VideoDocument.self, from: Data(answer.body)), catalogURL: url)
     }
 
+    /// The origin's clock once everything the engine sent through the conditioner before
+    /// this call has reached the origin: a request of the test's own through the WiFi
+    /// listener, answered (by then the conditioner and the origin have each turned their
+    /// loops many times over). A mark for `requests(startedAfter:)` that a request the
+    /// engine sent earlier cannot pass, however late a loaded machine forwards it. The
+    /// test's own request (`GET /videos`) starts before the mark.
+    func markAfterTheEnginesRequests() async throws -> UInt64 {
+        let transport = HTTPTransport()
+        do { _ = try await transport.fetch(server.url("/videos"), via: wifi) } catch {
+            try? await transport.shutdown()
+            throw error
+        }
+        try await transport.shutdown()
+        return server.nowNanoseconds
+    }
+
     /// The package directory of `token`.
     func package(_ token: DownloadToken) -> String {
         scratch.path + "/packages/\(token)"
@@ -145,22 +162,30 @@ extension DownloadManager {
     /// Polls until `token` is in a state `accepts`, for up to `seconds`. The bound is
     /// generous on purpose: at the start of a full `swift test` some 60 live tests share
     /// two CPUs, and a download of a second alone can take half a minute then.
+    /// Returns the state it came to, or the state at the bound: the caller judges it.
     func wait(
         for token: DownloadToken, seconds: Double = 120, until accepts: (DownloadState) -> Bool
     ) async throws -> DownloadState? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if let state = status(token)?.state, accepts(state) { return state }
-            try await Task.sleep(for: .milliseconds(20))
+        await pollUntil(within: seconds, every: .milliseconds(20)) {
+            guard let state = status(token)?.state else { return false }
+            return accepts(state)
         }
         return status(token)?.state
     }
 
-    /// Polls until `token`'s progress reaches `fraction`, for up to `seconds`.
-    func wait(for token: DownloadToken, progress fraction: Double, seconds: Double = 120) async throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while (status(token)?.progress ?? 0) < fraction, Date() < deadline {
-            try await Task.sleep(for: .milliseconds(10))
+    /// Polls until `token`'s progress reaches `fraction`, for up to `seconds`; an issue
+    /// when it does not.
+    func wait(
+        for token: DownloadToken, progress fraction: Double, seconds: Double = 120,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        var progress = 0.0
+        await eventually(
+            "download \(token) reaching \(fraction) of its progress (it is at \(progress))",
+            within: seconds, sourceLocation: sourceLocation
+        ) {
+            progress = status(token)?.progress ?? 0
+            return progress >= fraction
         }
     }
 }

@@ -59,19 +59,23 @@ extension OriginServer {
         requestLog.filter { $0.startedAtNanoseconds > mark }
     }
 
+    /// The requests whose head arrived after `start` and before `end` (marks read
+    /// earlier), logged or still under way: read once the window is over and a later
+    /// exchange has landed, it misses none begun in the window (one that ends between
+    /// the two reads below is listed twice).
+    func requests(startedBetween start: UInt64, and end: UInt64) -> [OriginRequestRecord] {
+        let running = responsesInProgress  // first: a response leaves this list only once logged
+        return (requestLog + running).filter { $0.startedAtNanoseconds > start && $0.startedAtNanoseconds < end }
+    }
+
     /// The request log once at least `count` of its records satisfy `isIncluded`,
     /// waiting up to `seconds` for them (a response is logged just after it leaves, so a
     /// client can hold it before its record exists); the log as it is if they never come.
     func requestLog(
         count: Int, seconds: Double = 60, where isIncluded: (OriginRequestRecord) -> Bool
     ) async throws -> [OriginRequestRecord] {
-        let deadline = Date().addingTimeInterval(seconds)
-        var log = requestLog
-        while log.filter(isIncluded).count < count, Date() < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-            log = requestLog
-        }
-        return log
+        await pollUntil(within: seconds) { requestLog.filter(isIncluded).count >= count }
+        return requestLog
     }
 }
 
@@ -89,10 +93,5 @@ func openFiles(under directory: String) -> [String] {
 /// Waits up to `seconds` until this process holds no file under `directory` open;
 /// whether it came to that.
 func waitUntilClosed(under directory: String, seconds: Double = 60) async throws -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while !openFiles(under: directory).isEmpty {
-        guard Date() < deadline else { return false }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    return true
+    await pollUntil(within: seconds) { openFiles(under: directory).isEmpty }
 }

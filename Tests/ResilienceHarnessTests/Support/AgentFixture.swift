@@ -58,12 +58,7 @@ final class AgentEventLog: Sendable {
 
     /// Polls until `condition` holds over the events, for up to `seconds`; whether it did.
     func wait(seconds: Double = 60, until condition: ([AppEvent]) -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition(events) { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return condition(events)
+        await pollUntil(within: seconds, every: .milliseconds(20)) { condition(events) }
     }
 
     /// The states `download` was reported in, in order (targets of its state changes).
