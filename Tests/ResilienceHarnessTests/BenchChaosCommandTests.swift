@@ -4,7 +4,7 @@ import Testing
 
 /// `bench chaos` end to end on the command-line tests' fast profile: its lines, its
 /// files and its exit status.
-@Suite struct BenchChaosCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct BenchChaosCommandTests {
     typealias Scratch = BenchRunCommandTests.Scratch
 
     @Test func aSeedWritesItsScenarioItsReportsAndOneLine() async throws {

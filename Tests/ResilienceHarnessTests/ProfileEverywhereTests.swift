@@ -29,8 +29,10 @@ import Testing
                 Phase(at: .seconds(6), label: "cellular back", changes: [.cellular: cellularUp]),
             ],
             origin: [
+                // Long enough that the first download's requests fall in it however late a
+                // loaded machine starts the app.
                 OriginFaultWindow(
-                    at: .seconds(1), duration: .seconds(4), label: "slow edge", path: "/videos/**/*.ts",
+                    at: .seconds(1), duration: .seconds(15), label: "slow edge", path: "/videos/**/*.ts",
                     fault: .slowFirstByte(.milliseconds(200)))
             ])
     }()

@@ -117,9 +117,12 @@ extension DownloadManager {
     }
 
     /// Writes `license.json` into the package of `token`; a failure is reported, not
-    /// thrown (the index holds the license the engine itself uses).
+    /// thrown (the index holds the license the engine itself uses). Not once the
+    /// download is being cancelled or is gone: an exchange that ends while a cancel
+    /// removes the package must not create the package again.
     func writeLicenseFile(_ license: License, firstPlayedAt: Date?, for token: DownloadToken) {
-        guard let directory = entries[token]?.record.packageDirectory else { return }
+        guard let entry = entries[token], ![.canceling, .notDownloaded].contains(entry.machine.state) else { return }
+        let directory = entry.record.packageDirectory
         let file = PackagedLicense(
             license: license, expiration: LicenseTimeline(license, firstPlayedAt: firstPlayedAt).expiration,
             firstPlayedAt: firstPlayedAt)
