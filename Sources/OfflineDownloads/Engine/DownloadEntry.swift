@@ -10,6 +10,9 @@ struct DownloadEntry {
     var machine: DownloadStateMachine
     var retry: RetryBackoff
     var transfer: Task<Void, Never>?
+    /// The last transfer stopped: a cancel waits for it to end before removing the
+    /// package, so that a write it was making cannot create the package again.
+    var stoppedTransfer: Task<Void, Never>?
     /// Distinguishes reports of the current transfer from those of a stopped one.
     var transferID = 0
     /// The license exchange under way (`DownloadManager.startLicense`).
@@ -41,6 +44,7 @@ struct DownloadEntry {
 
     mutating func stopTransfer() {
         transfer?.cancel()
+        if let transfer { stoppedTransfer = transfer }
         transfer = nil
         transferID += 1
     }

@@ -142,6 +142,14 @@ extension DownloadManager {
     /// Removes the package; a canceling download then finishes its cancel.
     func deleteFiles(_ token: DownloadToken) async {
         guard let directory = entries[token]?.record.packageDirectory else { return }
+        if let stopped = entries[token]?.stoppedTransfer {
+            // A stopped transfer may be in the middle of writing (the package's playlists
+            // right after its license arrived): let it end first. Bounded, because a
+            // transfer still waiting for a license exchange that itself waits for this
+            // download's actions would never end.
+            await Self.waitForEnd(of: stopped, atMost: .seconds(2))
+            entries[token]?.stoppedTransfer = nil
+        }
         let files = PackageFiles(directory: packagePath(directory))
         do { try files.removeAll() } catch {
             sink.yield(.error(token, message: "cannot remove \(files.directory): \(error)"))
@@ -149,6 +157,24 @@ extension DownloadManager {
         if entries[token]?.machine.state == .canceling {
             performNext(token) { machine throws(IllegalTransition) in try machine.cancelFinished() }
         }
+    }
+
+    /// Returns when `task` has ended or `bound` has passed, whichever comes first.
+    /// (Not a task group: a group would wait for the task however long it takes.)
+    static func waitForEnd(of task: Task<Void, Never>, atMost bound: Duration) async {
+        let (ends, end) = AsyncStream<Void>.makeStream()
+        let ended = Task {
+            await task.value
+            end.yield()
+        }
+        let timer = Task {
+            try? await Task.sleep(for: bound)
+            end.yield()
+        }
+        for await _ in ends { break }
+        timer.cancel()
+        ended.cancel()
+        end.finish()
     }
 
     /// Feeds `event` from within one of `token`'s own actions: the transition happens
