@@ -42,6 +42,38 @@ import Testing
         #expect(ChaosStepRemoval.removing(Set(Self.file.steps.indices), from: Self.file) == nil)
     }
 
+    @Test func aRemovalLeavesNothingACorrectAppCouldNotPass() throws {
+        let settles = { (name: String) in
+            ScenarioStep.wait(ScenarioWait(until: .state(name, [.downloaded, .failed, .notDownloaded])))
+        }
+        let file = ScenarioFile(name: "grounded", summary: "s", steps: [
+            .launch, .setAllowsCellular(true), .request(ScenarioRequest("clear")), .kill(.crash), .setAllowsCellular(true),
+            .request(ScenarioRequest("protected")), .prepareForBackground, .background, .foreground,
+            settles("clear"), settles("protected"), .request(ScenarioRequest("http-key")), .kill(.userForceQuit),
+        ])
+        #expect(ChaosStepRemoval.grounded(file.steps) == file.steps)
+        // Without prepareForBackground, the background goes too.
+        let unprepared = try #require(ChaosStepRemoval.removing([6], from: file))
+        #expect(!unprepared.steps.contains(.background) && unprepared.steps.contains(.foreground))
+        // Without the wait for clear to settle, the force-quit would fail a download the
+        // crash interrupted: it goes; without the last request's wait, it stays.
+        let unsettled = try #require(ChaosStepRemoval.removing([9], from: file))
+        #expect(!unsettled.steps.contains(.kill(.userForceQuit)))
+        // Without the setting given again after the relaunch, the request that took it
+        // gets it written out.
+        let forgotten = try #require(ChaosStepRemoval.removing([4], from: file))
+        #expect(forgotten.steps.contains(.request(ScenarioRequest("protected", allowsCellular: true))))
+        #expect(forgotten.steps.contains(.request(ScenarioRequest("clear"))), "a request before the relaunch keeps the setting")
+    }
+
+    @Test func everyGeneratedScenarioIsGrounded() {
+        let generator = ChaosGenerator(profileName: "flaky-wifi")
+        for seed: UInt64 in 1...50 {
+            let steps = generator.scenario(seed: seed).steps
+            #expect(ChaosStepRemoval.grounded(steps) == steps, "seed \(seed)")
+        }
+    }
+
     // MARK: Shrinking
 
     @Test func itShrinksToTheStepsThatStillFail() throws {
@@ -95,6 +127,8 @@ import Testing
         let shrinker = ChaosShrinker.shrink(file, maximumRuns: 200) { $0.steps.contains(kill) }
         #expect(shrinker.best.steps == [.launch, kill])
         #expect(shrinker.stop == .minimal)
+        // What it needs of the app shrinks with it.
+        #expect(ChaosNeeds.of(shrinker.best.steps).count == 2 && ChaosNeeds.of(file.steps).count > 2)
     }
 
     @Test func timeRunningOutStopsIt() {

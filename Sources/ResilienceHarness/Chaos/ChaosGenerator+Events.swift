@@ -84,7 +84,6 @@ extension ChaosPlan {
         steps += [.waitForMediaResponse(timeout: .seconds(5)), .kill(kind)]
         settingAgainAfterTheRelaunch()
         crashes += 1
-        capabilities.insert(.crashRecovery)
         advance(by: .seconds(2))
         return "kill (\(kind.rawValue)) with bytes in flight"
     }
@@ -107,7 +106,6 @@ extension ChaosPlan {
         }
         settingAgainAfterTheRelaunch()
         relaunchesThatFail += 1
-        capabilities.insert(.relaunchAfterForceQuit)
         if let index = downloads.lastIndex(where: { $0.name == fresh }) {
             downloads[index].interrupted = true
             downloads[index].end = clock
@@ -141,7 +139,6 @@ extension ChaosPlan {
         moment(name)
         let length = rng.duration(1...4)
         steps += [.userIfInFlight(.pause, download: name), .hold(length), .userIfInFlight(.resume, download: name)]
-        capabilities.insert(.pause)
         advance(by: length)
         return "\(name) paused for \(Units.format(length))"
     }
@@ -154,7 +151,6 @@ extension ChaosPlan {
         steps.append(.userIfInFlight(.cancel, download: name))
         downloads[index].removed = true
         cancels += 1
-        capabilities.insert(.cancelAndDelete)
         return "\(name) cancelled"
     }
 

@@ -47,7 +47,7 @@ public struct ChaosGenerator: Sendable {
             summary: "A seeded random scenario (bench chaos, seed \(seed), profile \(profileName)): "
                 + "\(plan.downloads.count) downloads; \(plan.descriptions.joined(separator: "; ")). It asserts nothing: "
                 + "every property is judged on what happened.",
-            needs: plan.needs, targetSeconds: plan.targetSeconds, steps: plan.steps)
+            needs: ChaosNeeds.of(plan.steps), targetSeconds: plan.targetSeconds, steps: plan.steps)
     }
 }
 
@@ -78,7 +78,6 @@ struct ChaosPlan {
     var allowsCellular = false
     /// What each event did, for the summary.
     var descriptions: [String] = []
-    var capabilities: Set<Capability> = [.inspect]
     /// Estimated seconds since the launch, and when each of the engine's two transfer
     /// slots should be free (`ChaosPlan+Downloads.swift`).
     var clock = 0.0
@@ -96,7 +95,6 @@ struct ChaosPlan {
         pool = rng.shuffled(ChaosCatalog.videos)
     }
 
-    var needs: [Capability] { Capability.allCases.filter(capabilities.contains) }
     var baseInterfaces: [InterfaceKind] { cellularBase ? [.wifi, .cellular] : [.wifi] }
     var live: [ChaosDownload] { downloads.filter { !$0.removed } }
 
@@ -128,7 +126,6 @@ struct ChaosPlan {
         if !kept.isEmpty, rng.chance(0.35) {
             let doomed = rng.pick(kept).name
             steps += [.user(.delete, download: doomed), .inspect(.named([doomed]))]
-            capabilities.insert(.cancelAndDelete)
             descriptions.append("\(doomed) deleted at the end")
         }
         if rng.chance(0.4) {

@@ -13,11 +13,8 @@ extension ChaosPlan {
     mutating func request() -> String? {
         guard !pool.isEmpty else { return nil }
         let video = pool.removeFirst()
-        let isProtected = ChaosCatalog.protected.contains(video)
         let allows: Bool? = rng.chance(0.35) ? nil : rng.chance(0.5)
-        let rental: Int? = isProtected && rng.chance(0.2) ? 600 : nil
-        if isProtected { capabilities.insert(.licenses) }
-        if rental != nil { capabilities.insert(.rentals) }
+        let rental: Int? = ChaosCatalog.protected.contains(video) && rng.chance(0.2) ? 600 : nil
         steps.append(.request(ScenarioRequest(video, rentalSeconds: rental, allowsCellular: allows)))
         let slot = slots[0] <= slots[1] ? 0 : 1
         let start = max(clock, slots[slot])
@@ -30,7 +27,6 @@ extension ChaosPlan {
     mutating func setAllowsCellular(_ allowed: Bool) {
         steps.append(.setAllowsCellular(allowed))
         allowsCellular = allowed
-        capabilities.insert(.cellularSetting)
     }
 
     /// After a kill: the user's cellular setting again. The protocol does not say

@@ -1,3 +1,4 @@
+import AppProtocol
 import BenchCore
 
 /// The draws the chaos generator makes, written here rather than taken from the
@@ -54,4 +55,26 @@ enum ChaosCatalog {
         "clear": 1, "protected": 0.76, "protected-b": 0.76, "protected-c": 0.76, "http-key": 0.5, "multi-drm": 0.33,
         "multilang": 0.7, "large": 0.5, "large-b": 0.5,
     ]
+}
+
+/// The capabilities a chaos scenario's steps need the app to declare (its `needs`): a
+/// shrunk scenario needs only what its steps still use.
+enum ChaosNeeds {
+    static func of(_ steps: [ScenarioStep]) -> [Capability] {
+        var needed: Set<Capability> = [.inspect]
+        for step in steps {
+            switch step {
+            case .request(let request):
+                if ChaosCatalog.protected.contains(request.video) { needed.insert(.licenses) }
+                if request.rentalSeconds != nil { needed.insert(.rentals) }
+                if request.allowsCellular != nil { needed.insert(.cellularSetting) }
+            case .setAllowsCellular: needed.insert(.cellularSetting)
+            case .user(.pause, _), .user(.resume, _), .userIfInFlight(.pause, _), .userIfInFlight(.resume, _): needed.insert(.pause)
+            case .user, .userIfInFlight, .cancelIfUnsettled: needed.insert(.cancelAndDelete)
+            case .kill(let kind, _): needed.insert(kind.failsDownloadsInFlight ? .relaunchAfterForceQuit : .crashRecovery)
+            default: break
+            }
+        }
+        return Capability.allCases.filter(needed.contains)
+    }
 }

@@ -58,8 +58,10 @@ public enum ChaosRunner {
         try FileManager.default.createDirectory(atPath: options.directory, withIntermediateDirectories: true)
         let generator = ChaosGenerator(profile: options.profile)
         let commands = ChaosCommands(options: options)
+        let shrinking = options.shrinkRuns == 0 ? "no shrinking"
+            : "shrinking each failing seed: at most \(options.shrinkRuns) runs, \(Units.format(options.shrinkTime))"
         say("Deadzone \(DeadzoneVersion.current): chaos, \(options.seeds.count) seed\(options.seeds.count == 1 ? "" : "s") under "
-            + "\(options.profile.name) (shrinking each failing seed: at most \(options.shrinkRuns) runs, \(Units.format(options.shrinkTime)))")
+            + "\(options.profile.name) (\(shrinking))")
         var results: [ChaosSeedResult] = []
         for seed in options.seeds {
             let file = generator.scenario(seed: seed)
@@ -109,6 +111,7 @@ public enum ChaosRunner {
         if ContinuousClock.now >= deadline { shrinker.outOfTime() }
         var minimal = shrinker.best
         minimal.name = "chaos-\(seed)-min"
+        minimal.needs = ChaosNeeds.of(minimal.steps)
         minimal.summary = "The chaos scenario of seed \(seed) (profile \(options.profile.name)) shrunk from \(file.steps.count) "
             + "to \(minimal.steps.count) steps that still fail \(target)."
         let path = commands.minimalFile(seed)

@@ -6,6 +6,15 @@
 /// `wait-settled`, `inspect`, `hold-until … or-settled` and of `settled` and `any`
 /// triggers (a step whose list or trigger is left empty is dropped); a wait on a trigger
 /// that names only it is dropped. Dropping a `mark` drops the `hold-until`s that name it.
+///
+/// Nor may a removal leave what a correct app could not pass, which would make a
+/// candidate fail for the removal's sake (`grounded`): a `background` with no
+/// `prepare-for-background` before it is dropped; a force-quit or a reboot kill is
+/// dropped unless every download requested before it but the last one was waited on
+/// until it settled (those an earlier crash interrupted must complete, and the kill
+/// would fail them); and a request that takes the user's cellular setting after a
+/// relaunch with no setting given since gets the setting written out (an app need not
+/// keep it across a relaunch).
 public enum ChaosStepRemoval {
     /// `file` without the steps at `indices` and what depends on them; nil when nothing
     /// is left, or when the result does not read back as a valid scenario file.
@@ -23,7 +32,7 @@ public enum ChaosStepRemoval {
         }
         guard !kept.isEmpty else { return nil }
         var result = file
-        result.steps = kept
+        result.steps = grounded(kept)
         guard (try? ScenarioFile.parse(yaml: result.yaml)) == result else { return nil }
         return result
     }
@@ -69,5 +78,43 @@ public enum ChaosStepRemoval {
             let left = triggers.compactMap { rewrite($0, without: gone) }
             return left.isEmpty ? nil : .any(left)
         }
+    }
+
+    /// `steps` without what a correct app could not pass (see above), in order.
+    static func grounded(_ steps: [ScenarioStep]) -> [ScenarioStep] {
+        var result: [ScenarioStep] = []
+        var prepared = false
+        var setting = false
+        var relaunchedSinceSetting = false
+        var requests: [(name: String, index: Int)] = []
+        var settled: [String: Int] = [:]
+        for var step in steps {
+            switch step {
+            case .prepareForBackground: prepared = true
+            case .background:
+                guard prepared else { continue }
+                prepared = false
+            case .setAllowsCellular(let allowed): (setting, relaunchedSinceSetting) = (allowed, false)
+            case .kill(let kind, _):
+                if kind.failsDownloadsInFlight {
+                    let waited = requests.dropLast().allSatisfy { request in settled[request.name].map { $0 > request.index } ?? false }
+                    guard waited else { continue }
+                }
+                relaunchedSinceSetting = true
+            case .request(var request):
+                if request.allowsCellular == nil, relaunchedSinceSetting {
+                    request.allowsCellular = setting
+                    step = .request(request)
+                }
+                requests.append((request.name, result.count))
+            case .waitSettled(.named(let names), _): for name in names { settled[name] = result.count }
+            case .waitSettled(.all, _): for request in requests { settled[request.name] = result.count }
+            case .wait(let wait) where !wait.optional:
+                if case .state(let name, let states) = wait.until, states.contains(.downloaded) { settled[name] = result.count }
+            default: break
+            }
+            result.append(step)
+        }
+        return result
     }
 }

@@ -173,7 +173,10 @@ public actor ScenarioContext {
 
     // MARK: The user
 
-    /// Requests a download of `video`; returns its token.
+    /// Requests a download of `video`; returns its token. Its `.harness(.downloadRequested)`
+    /// is stamped when the user asked, before the app was told: the reply may be read
+    /// late (while a package the app finished is being read), and what the app did for
+    /// the download meanwhile (its first segments) comes after the request in the trace.
     public func request(
         _ video: String, allowsCellular: Bool? = nil, rentalSeconds: Int? = nil
     ) async throws -> String {
@@ -183,6 +186,7 @@ public actor ScenarioContext {
         let protected = document.sources.contains { $0.keySystems?.contains { $0.licenseURL != nil } ?? false }
         let request = AppDownloadRequest(
             video: document, catalogURL: url, allowsCellular: allowsCellular, rentalSeconds: rentalSeconds)
+        let t = collector.now
         do {
             guard case .download(let token) = try await send(.request(request)) else {
                 throw ScenarioError.script("the agent answered a download request without a token")
@@ -190,12 +194,12 @@ public actor ScenarioContext {
             packages.requested(token, video: video)
             videoOf[token] = video
             collector.harness(.downloadRequested(
-                video: video, download: token, allowsCellular: effective, protected: protected, error: nil))
+                video: video, download: token, allowsCellular: effective, protected: protected, error: nil), at: t)
             recordLicenseKey(of: document, for: token)
             return token
         } catch {
             collector.harness(.downloadRequested(
-                video: video, download: nil, allowsCellular: effective, protected: protected, error: "\(error)"))
+                video: video, download: nil, allowsCellular: effective, protected: protected, error: "\(error)"), at: t)
             throw error
         }
     }
