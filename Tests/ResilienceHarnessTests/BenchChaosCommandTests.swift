@@ -32,20 +32,24 @@ import Testing
     @Test func aFailingSeedIsShrunkWithinItsBound() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        // A seed whose scenario kills the app while it downloads, relaunched told it
-        // crashed: an engine that then fetches again what it stored fails crash-recovery.
-        let generator = ChaosGenerator(profileName: "cli-test")
-        let seed = try #require((1...50).first { generator.scenario(seed: UInt64($0)).steps.contains(.kill(.crash)) })
+        // An app that reports, beside each segment it stored, one it never fetched fails
+        // integrity in any scenario that stores a segment, however the machine's load
+        // moves the events (a misbehaviour that needs a kill at the right moment, such
+        // as refetch-after-crash, is caught only when the kill lands on stored segments).
+        let seed = 1
         let run = try await runBench(
-            ["chaos", "--seeds", "\(seed)", "--profile", scratch.profile, "--out", scratch.out, "--misbehave", "refetch-after-crash",
-             "--shrink-runs", "1"], in: scratch.root)
+            ["chaos", "--seeds", "\(seed)", "--profile", scratch.profile, "--out", scratch.out, "--misbehave",
+             "claims-unstored-segments", "--shrink-runs", "1"], in: scratch.root)
         #expect(run.status == 1, "\(run.output)")
-        #expect(run.stdout.contains("seed \(seed)  FAIL crash-recovery"), "\(run.stdout)")
-        #expect(run.stdout.contains("--misbehave refetch-after-crash  replay: "), "\(run.stdout)")
+        // Integrity among the failed properties (crash-recovery may fail too: it judges the
+        // same claims after a kill); the shrinker keeps the first one failed.
+        let line = run.stdout.split(separator: "\n").first { $0.hasPrefix("seed \(seed)  FAIL ") } ?? ""
+        #expect(line.contains("integrity"), "\(run.stdout)")
+        #expect(run.stdout.contains("--misbehave claims-unstored-segments  replay: "), "\(run.stdout)")
         #expect(run.stdout.contains("  shrink 1/1: "), "\(run.stdout)")
         #expect(run.stdout.contains("(1 runs; the bound of 1 runs stopped it): \(scratch.out)/seed-\(seed).min.yaml"), "\(run.stdout)")
         let minimal = try ScenarioFile.load(contentsOf: scratch.out + "/seed-\(seed).min.yaml")
-        #expect(minimal.name == "chaos-\(seed)-min" && minimal.summary.contains("still fail crash-recovery"))
+        #expect(minimal.name == "chaos-\(seed)-min" && minimal.summary.contains("still fail "))
         #expect(run.stdout.contains("chaos: 0 of 1 seeds passed, 1 failed (\(seed))"), "\(run.stdout)")
     }
 
