@@ -73,7 +73,7 @@ public enum HarnessRunner {
         let collector = TraceCollector()
         let started = ContinuousClock.now
         let jobs = max(1, min(options.jobs, scenarios.count))
-        let load = RunLoad()
+        let load = RunLoad.process
         var results = [ScenarioResult?](repeating: nil, count: scenarios.count)
         var traces = [[TraceEntry]](repeating: [], count: scenarios.count)
         await withTaskGroup(of: (Int, ScenarioResult, [TraceEntry]).self) { group in

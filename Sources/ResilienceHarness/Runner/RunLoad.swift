@@ -1,9 +1,13 @@
 import BenchResults
 import Synchronization
 
-/// How many scenarios are playing right now, for each scenario's load record
-/// (`ScenarioLoad`). Shared by the scenarios of one run; safe from any task.
+/// How many scenarios are playing right now in this process, for each scenario's load
+/// record (`ScenarioLoad`): those of one run (`--jobs`) and those of runs played side by
+/// side (`bench chaos --jobs`). Safe from any task.
 final class RunLoad: Sendable {
+    /// The process's count.
+    static let process = RunLoad()
+
     private let playingNow = Mutex(0)
 
     /// Runs `body` counted as one scenario playing.
