@@ -98,6 +98,7 @@ extension HTMLReportView {
         ]
         if let agent = report.run.agent { run.append(Fact(key: "agent", value: safe(agent))) }
         if let app = report.run.app { run.append(Fact(key: "app", value: safe(app))) }
+        if let jobs = report.run.jobs { run.append(Fact(key: "scenarios at once (--jobs)", value: String(jobs))) }
         let unsupported = report.unsupportedScenarios
         if !unsupported.isEmpty {
             run.append(Fact(
@@ -151,7 +152,8 @@ extension HTMLReportView {
                 statusClass: scenario.unsupported != nil ? "na" : scenario.passed ? "pass" : "fail", hasError: scenario.error != nil,
                 errorText: safe(scenario.error ?? ""),
                 window: MetricComparison.format(Double(scenario.startNanoseconds) / 1e9) + "–"
-                    + MetricComparison.format(Double(scenario.endNanoseconds) / 1e9) + " s",
+                    + MetricComparison.format(Double(scenario.endNanoseconds) / 1e9) + " s"
+                    + (scenario.load.map { "; played " + safe($0.description) } ?? ""),
                 metrics: Self.metricRows(scenario, comparison: comparison),
                 svg: index < timelines.count ? timelines[index] : TimelineSVG(Timeline(entries: [], start: 0, end: 1)),
                 preconditions: scenario.preconditions.map {

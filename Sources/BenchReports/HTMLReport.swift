@@ -13,8 +13,8 @@ public enum HTMLReport {
     /// The file name inside a run's report directory.
     public static let fileName = "report.html"
 
-    /// The page for `report`, drawing each scenario's timeline from the entries of
-    /// `trace` in its window; `comparison` (optional) adds the baseline to the metrics,
+    /// The page for `report`, drawing each scenario's timeline from its entries of
+    /// `trace` (those tagged with its name; in an untagged trace, those in its window); `comparison` (optional) adds the baseline to the metrics,
     /// `baselineNote` (optional) says under the gate line which baseline that is, or
     /// why there is none.
     public static func render(
@@ -22,8 +22,11 @@ public enum HTMLReport {
     ) throws(HTMLReportError) -> String {
         let ordered = zip(trace, trace.dropFirst()).allSatisfy { $0.t <= $1.t }
             ? trace : trace.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
-        let timelines = report.scenarios.map {
-            TimelineSVG(Timeline(entries: ordered, start: $0.startNanoseconds, end: $0.endNanoseconds))
+        let tagged = ordered.contains { $0.scenario != nil }
+        let timelines = report.scenarios.map { scenario in
+            // Scenarios played concurrently overlap in time: each draws only its own entries.
+            let entries = tagged ? ordered.filter { $0.scenario == scenario.name } : ordered
+            return TimelineSVG(Timeline(entries: entries, start: scenario.startNanoseconds, end: scenario.endNanoseconds))
         }
         return try ReportTemplates.render(HTMLReportView(report: report, comparison: comparison, baselineNote: baselineNote, timelines: timelines), with: "report")
     }

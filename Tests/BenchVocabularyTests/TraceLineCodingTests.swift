@@ -110,3 +110,17 @@ import Testing
         #expect(sources == Set(TraceEvent.Source.allCases.map(\.rawValue)))
     }
 }
+
+/// The `scenario` of a line: written when the entry has one, left out otherwise, read back.
+@Suite struct TraceLineScenarioTests {
+    @Test func aTaggedLineCarriesItsScenarioAndAnUntaggedOneHasNoKey() throws {
+        let tagged = TraceEntry(t: 7, .harness(.note("x")), scenario: "crash-recovery")
+        let line = String(decoding: try TraceLineCodingTests.encoder.encode(tagged), as: UTF8.self)
+        #expect(line.contains("\"scenario\":\"crash-recovery\""), "\(line)")
+        #expect(try JSONDecoder().decode(TraceEntry.self, from: Data(line.utf8)) == tagged)
+        let plain = TraceEntry(t: 7, .harness(.note("x")))
+        let old = String(decoding: try TraceLineCodingTests.encoder.encode(plain), as: UTF8.self)
+        #expect(!old.contains("scenario"))
+        #expect(try JSONDecoder().decode(TraceEntry.self, from: Data(old.utf8)).scenario == nil)
+    }
+}

@@ -65,12 +65,32 @@ import Testing
         let (steps, actions) = try Self.drive(
             &entry, [Self.planned(complete: 1, of: 3), Self.segment(1, of: 3), Self.segment(2, of: 3), .finished(plan)])
         #expect(steps[0] == .recorded(events: [], save: true))
-        #expect(steps[3] == .writePackage(plan))
+        let streams = plan.items.reduce(into: [String]()) { if !$0.contains($1.stream) { $0.append($1.stream) } }
+        #expect(steps[3] == .writePackage(plan, events: streams.filter { $0 != "video" }.map {
+            .progress(entry.token, selection: $0, fraction: 1)
+        }), "video was told 1 by its last segment; the plan's other streams are told at the end")
         #expect(entry.segmentCount == 3 && entry.completedSegments == 3)
         #expect(entry.record.bytesDownloaded == 300 && entry.record.bytesExpected == 300)
         #expect(entry.machine.state == .downloaded)
         #expect(actions.contains(.emitStateChanged(from: .downloading, to: .downloaded)))
         #expect(entry.transfer == nil, "the last report ends the transfer")
+    }
+
+    /// A relaunched download whose last segments an earlier process stored (and was
+    /// killed before telling) finds nothing left to fetch: its transfer finishes at once,
+    /// and each stream's progress is told 1 before it is downloaded, never left short.
+    @Test func aTransferThatFindsEverythingStoredTellsEachStreamsProgressOne() throws {
+        var entry = try Self.downloading()
+        let plan = try PackageFixtures.fixturePlan()
+        let (steps, _) = try Self.drive(&entry, [Self.planned(complete: 3, of: 3), .finished(plan)])
+        guard case .writePackage(_, let events) = steps[1] else {
+            Issue.record("not a package write: \(steps[1])")
+            return
+        }
+        let streams = Set(plan.items.map(\.stream))
+        #expect(!streams.isEmpty)
+        #expect(Set(events) == Set(streams.map { EngineEvent.progress(entry.token, selection: $0, fraction: 1) }))
+        #expect(streams.allSatisfy { entry.progress[$0] == 1 })
     }
 
     @Test func aStoredSegmentTellsItsSegmentAndItsStreamsProgressNeverBackwards() throws {

@@ -29,6 +29,8 @@ import Testing
         #expect(report.run.seed == 1 && report.scenarios.map(\.name) == ["chaos-1"])
     }
 
+    /// Two seeds play at once (`--jobs 2`); the first failure stops new seeds
+    /// (`--stop-at-first-failure`), so seed 3 never plays; each failed seed is shrunk.
     @Test func aFailingSeedIsShrunkWithinItsBound() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
@@ -38,8 +40,8 @@ import Testing
         // as refetch-after-crash, is caught only when the kill lands on stored segments).
         let seed = 1
         let run = try await runBench(
-            ["chaos", "--seeds", "\(seed)", "--profile", scratch.profile, "--out", scratch.out, "--misbehave",
-             "claims-unstored-segments", "--shrink-runs", "1"], in: scratch.root)
+            ["chaos", "--seeds", "1..3", "--jobs", "2", "--stop-at-first-failure", "--profile", scratch.profile, "--out",
+             scratch.out, "--misbehave", "claims-unstored-segments", "--shrink-runs", "1"], in: scratch.root)
         #expect(run.status == 1, "\(run.output)")
         // Integrity among the failed properties (crash-recovery may fail too: it judges the
         // same claims after a kill); the shrinker keeps the first one failed.
@@ -50,7 +52,9 @@ import Testing
         #expect(run.stdout.contains("(1 runs; the bound of 1 runs stopped it): \(scratch.out)/seed-\(seed).min.yaml"), "\(run.stdout)")
         let minimal = try ScenarioFile.load(contentsOf: scratch.out + "/seed-\(seed).min.yaml")
         #expect(minimal.name == "chaos-\(seed)-min" && minimal.summary.contains("still fail "))
-        #expect(run.stdout.contains("chaos: 0 of 1 seeds passed, 1 failed (\(seed))"), "\(run.stdout)")
+        #expect(run.stdout.contains("stopped at the first failure: 1 seed not played"), "\(run.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.out + "/seed-3.yaml"))
+        #expect(run.stdout.contains("chaos: 0 of 2 seeds passed, 2 failed (1, 2)"), "\(run.stdout)")
     }
 
     @Test(arguments: [
@@ -59,6 +63,7 @@ import Testing
         (["--seeds", "1", "--misbehave", "nope"], "unknown misbehaviour"),
         (["--seeds", "1", "--shrink-time", "soon"], "--shrink-time"),
         (["--seeds", "1", "--profile", "missing.yaml"], "missing.yaml"),
+        (["--seeds", "1", "--jobs", "0"], "--jobs must be at least 1"),
     ])
     func badInputExitsTwoAndWritesNothing(arguments: [String], says: String) async throws {
         let scratch = try Scratch()

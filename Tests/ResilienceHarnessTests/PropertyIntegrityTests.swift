@@ -142,6 +142,21 @@ import Testing
         #expect(verdict.outcome == .passed, "\(verdict.evidence)")
     }
 
+    /// Chaos seed 26: the user tried to cancel a download that had just completed, the
+    /// app refused (nothing in flight), and the harness's read of the package came after
+    /// the refusal. A refused cancel removes nothing: the read is judged.
+    @Test func aReadAfterARefusedCancelIsJudged() {
+        var whole = F.downloaded()
+        whole.userAction("cancel", "d1", at: 5.005, error: "cannot cancelRequested while downloaded")
+        whole.packageRead("d1", F.package(), at: 5.01)
+        let verdict = evaluate(id, whole, F.context())
+        #expect(verdict.outcome == .passed, "\(verdict.evidence)")
+        var broken = F.downloaded()
+        broken.userAction("cancel", "d1", at: 5.005, error: "cannot cancelRequested while downloaded")
+        broken.packageRead("d1", F.package([F.playlist(missing: F.segments)]), at: 5.01)
+        #expect(evaluate(id, broken, F.context()).outcome == .failed, "the read is judged, so a broken package fails")
+    }
+
     @Test func withoutADownloadedReportOrTheOriginsRenditionsItIsNotApplicable() {
         var b = TraceBuilder()
         b.request("d1", video: "clear", at: 0)

@@ -58,6 +58,31 @@ import Testing
         expectEvidence(verdict, at: 8, contains: "it must be suspended(user) within 5.000 s, found downloading → downloaded after 3.000 s")
     }
 
+    /// Chaos seed 22: the path came back 5 ms before the user paused, and the app was
+    /// already resuming the download (→ downloading, stamped with the pause); it paused
+    /// it 1 ms later. A change between running states before the pause takes effect is
+    /// listed, not failed; one that leaves the download's run (→ downloaded) fails.
+    @Test func aChangeTheAppWasAlreadyMakingBeforeThePauseTookEffectIsListed() {
+        var b = TraceBuilder()
+        b.request("d1", video: "clear", at: 0)
+        b.state("d1", .suspended(.network), at: 1)
+        b.userAction("pause", "d1", at: 5)
+        b.change("d1", from: .suspended(.network), to: .downloading, at: 5)
+        b.change("d1", from: .downloading, to: .suspended(.user), at: 5.001)
+        let verdict = evaluate(id, resumed(b))
+        #expect(verdict.outcome == .passed, "\(verdict.evidence)")
+        expectEvidence(verdict, at: 5, contains: "download d1 suspended(network) → downloading 0.000 s after the pause at "
+            + "5.000 s, before the pause took effect")
+        var late = TraceBuilder()
+        late.request("d1", video: "clear", at: 0)
+        late.state("d1", .downloading, at: 1)
+        late.userAction("pause", "d1", at: 5)
+        late.state("d1", .suspended(.user), at: 10.5)
+        let slow = evaluate(id, late)
+        #expect(slow.outcome == .failed, "a pause that takes effect after the bound fails")
+        expectEvidence(slow, at: 10.5, contains: "it must be suspended(user) within 5.000 s, found downloading → suspended(user) after 5.500 s")
+    }
+
     @Test func leavingThePauseWithoutAResumeFails() {
         var b = paused()
         b.change("d1", from: .suspended(.user), to: .downloading, at: 7)

@@ -152,6 +152,7 @@ extension Baseline {
         next.schemaVersion = currentSchemaVersion
         next.profile = reports[0].run.profile
         next.agent = reports[0].run.agent
+        next.jobs = reports[0].run.jobs
         var intermittent: [String] = []
         for scenario in reports[0].scenarios where scenario.unsupported == nil {
             let runs = reports.map { report in report.scenarios.first { $0.name == scenario.name }?.metrics.figures ?? [:] }

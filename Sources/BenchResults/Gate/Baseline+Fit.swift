@@ -34,4 +34,15 @@ extension Baseline {
         return "the baseline \(path) was made with the agent \"\(made)\", not \"\(agent)\": metrics of different apps "
             + "are not comparable; pass --baseline with a baseline of this agent, or make one with --update-baseline"
     }
+
+    /// What a gate report says when this baseline was made with another concurrency than
+    /// the run (`jobs`, the most scenarios it played at once), or nil when they agree.
+    /// Not a refusal: each scenario has its own origin, conditioner and app, so its
+    /// metrics stay comparable, but a baseline made under heavier load is looser.
+    public func concurrencyNote(jobs: Int) -> String? {
+        let made = self.jobs ?? 1
+        guard made != jobs else { return nil }
+        return "The baseline was made playing \(made) scenario\(made == 1 ? "" : "s") at once, this run \(jobs): "
+            + "times measured under other load; recalibrate with the same --jobs to compare like with like."
+    }
 }

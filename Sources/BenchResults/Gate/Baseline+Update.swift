@@ -16,6 +16,7 @@ extension Baseline {
         next.schemaVersion = Self.currentSchemaVersion
         next.profile = report.run.profile
         next.agent = report.run.agent
+        next.jobs = report.run.jobs
         for scenario in report.scenarios {
             let old = scenarios[scenario.name] ?? [:]
             var metrics: [String: MetricBaseline] = [:]

@@ -23,6 +23,9 @@ public struct Baseline: Sendable, Hashable, Codable {
     /// How the values and allowances were calibrated (`bench gate --calibrate N`); nil
     /// for a baseline set by hand or only updated.
     public var calibration: BaselineCalibration?
+    /// The most scenarios the runs it was made from played at the same time (`--jobs`);
+    /// nil in a file written before it was recorded (one after another).
+    public var jobs: Int?
 
     /// Creates a baseline in the current schema version.
     public init(profile: String? = nil, scenarios: [String: [String: MetricBaseline]] = [:], agent: String? = nil) {

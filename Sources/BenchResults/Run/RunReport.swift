@@ -46,12 +46,16 @@ public struct RunMetadata: Sendable, Hashable, Codable {
     public var agent: String?
     /// The app's name and version from its hello (`deadzone 0.5.0`), when it answered one.
     public var app: String?
+    /// The most scenarios played at the same time (`--jobs`); nil in a report written
+    /// before it was recorded, which played them one after another.
+    public var jobs: Int?
 
     /// Creates metadata.
     public init(
         profile: String, profilePath: String, seed: UInt64, startedAt: Date, durationSeconds: Double,
-        versions: [String: String], machine: [String: String], agent: String? = nil, app: String? = nil
+        versions: [String: String], machine: [String: String], agent: String? = nil, app: String? = nil, jobs: Int? = nil
     ) {
+        self.jobs = jobs
         self.agent = agent
         self.app = app
         self.profile = profile
@@ -85,13 +89,17 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
     /// scenario was not played (no verdicts) and is reported `unsupported: <capability>`,
     /// never passed. nil when it was played.
     public var unsupported: [String]?
+    /// How loaded the machine was while it played; nil in a report written before it was
+    /// recorded, or for a scenario that never started.
+    public var load: ScenarioLoad?
 
     /// Creates a result.
     public init(
         name: String, summary: String, verdicts: [Verdict], metrics: ScenarioMetrics, startNanoseconds: UInt64,
         endNanoseconds: UInt64, error: String? = nil, preconditions: [PreconditionResult] = [],
-        unsupported: [String]? = nil
+        unsupported: [String]? = nil, load: ScenarioLoad? = nil
     ) {
+        self.load = load
         self.unsupported = unsupported
         self.preconditions = preconditions
         self.name = name
@@ -120,7 +128,7 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case name, summary, verdicts, metrics, startNanoseconds, endNanoseconds, error, preconditions, unsupported
+        case name, summary, verdicts, metrics, startNanoseconds, endNanoseconds, error, preconditions, unsupported, load
     }
 
     public init(from decoder: any Decoder) throws {
@@ -135,5 +143,6 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
         // Reports written before preconditions existed have none.
         preconditions = try c.decodeIfPresent([PreconditionResult].self, forKey: .preconditions) ?? []
         unsupported = try c.decodeIfPresent([String].self, forKey: .unsupported)
+        load = try c.decodeIfPresent(ScenarioLoad.self, forKey: .load)
     }
 }

@@ -1,19 +1,23 @@
 import AppProtocol
 
 /// The JSON of a trace line: `t`, the part that saw it (`source`: `conditioner`,
-/// `origin`, `license`, `agent` or `harness`) and that part's own object (`event`), e.g.
+/// `origin`, `license`, `agent` or `harness`), that part's own object (`event`) and, when
+/// the run played scenarios concurrently, the scenario whose world saw it (`scenario`), e.g.
 /// `{"event":{"type":"interfaceDown","interface":"wifi","mode":"reset"},"source":"conditioner","t":4000000000}`
 /// (docs/report-schema.md, "trace.jsonl").
 extension TraceEntry: Codable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: TraceEvent.Key.self)
         try c.encode(t, forKey: .t)
+        try c.encodeIfPresent(scenario, forKey: .scenario)
         try event.encode(into: &c)
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: TraceEvent.Key.self)
-        self.init(t: try c.decode(UInt64.self, forKey: .t), try TraceEvent(from: c))
+        self.init(
+            t: try c.decode(UInt64.self, forKey: .t), try TraceEvent(from: c),
+            scenario: try c.decodeIfPresent(String.self, forKey: .scenario))
     }
 }
 
@@ -25,7 +29,7 @@ extension TraceEvent: Codable {
     }
 
     fileprivate enum Key: String, CodingKey {
-        case t, source, event
+        case t, source, event, scenario
     }
 
     /// The part that saw it.

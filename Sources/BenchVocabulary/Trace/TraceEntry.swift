@@ -13,11 +13,16 @@ public struct TraceEntry: Sendable, Equatable {
     /// Nanoseconds since the run's epoch.
     public var t: UInt64
     public var event: TraceEvent
+    /// The scenario whose world saw it, when the run played scenarios concurrently on one
+    /// time axis; nil in a trace written before it was recorded (a scenario is then its
+    /// time window).
+    public var scenario: String?
 
     /// Creates an entry.
-    public init(t: UInt64, _ event: TraceEvent) {
+    public init(t: UInt64, _ event: TraceEvent, scenario: String? = nil) {
         self.t = t
         self.event = event
+        self.scenario = scenario
     }
 
     /// Seconds since the run's epoch, for people and reports.

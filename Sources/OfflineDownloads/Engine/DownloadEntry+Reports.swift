@@ -11,9 +11,10 @@ enum ReportStep: Sendable, Hashable {
     /// Counts and progress are updated: tell `events` in order, then save the record
     /// when `save` (the plan's figures changed).
     case recorded(events: [EngineEvent], save: Bool)
-    /// Every segment is stored: write the complete package from `plan`, then feed
-    /// `completed` (or a storage failure when the package cannot be written).
-    case writePackage(DownloadPlan)
+    /// Every segment is stored: tell `events` (each stream's progress brought to 1),
+    /// write the complete package from `plan`, then feed `completed` (or a storage
+    /// failure when the package cannot be written).
+    case writePackage(DownloadPlan, events: [EngineEvent] = [])
     /// The transfer was canceled: nothing to feed, whoever canceled it decides.
     case canceled
     /// The disk is short of space: every download waits until the cushion is free.
@@ -61,7 +62,7 @@ extension DownloadEntry {
             return .recorded(events: stored(segment), save: false)
         case .finished(let plan):
             guard endTransfer(transferID) else { return .ignored }
-            return .writePackage(plan)
+            return .writePackage(plan, events: finalProgress(plan))
         case .failed(let failure):
             guard endTransfer(transferID) else { return .ignored }
             return failed(failure)
@@ -98,6 +99,20 @@ extension DownloadEntry {
             events.append(.progress(token, selection: segment.stream, fraction: segment.streamFraction))
         }
         return events
+    }
+
+    /// Progress 1 for each stream of `plan` not yet told it: every segment is stored, but
+    /// the last ones may have been stored by an earlier process that was killed before
+    /// it told them (a relaunched transfer then finds nothing left to fetch). A download
+    /// never ends `downloaded` with a selection short of 1.
+    private mutating func finalProgress(_ plan: DownloadPlan) -> [EngineEvent] {
+        var streams: [String] = []
+        for item in plan.items where !streams.contains(item.stream) { streams.append(item.stream) }
+        return streams.compactMap { stream in
+            guard progress[stream] != 1 else { return nil }
+            progress[stream] = 1
+            return .progress(token, selection: stream, fraction: 1)
+        }
     }
 
     /// The transfer stopped on `failure`: suspend (network), retry (server), suspend

@@ -30,7 +30,8 @@ extension DownloadManager {
             for event in events { sink.yield(event) }
             if save { await self.save(token) }
             return
-        case .writePackage(let plan):
+        case .writePackage(let plan, let events):
+            for event in events { sink.yield(event) }
             await complete(token, from: plan)
         case .storageShort(let failure):
             sink.yield(.error(token, message: "\(failure); downloads wait until space is free (storage cushion \(storageCushionBytes) bytes)"))

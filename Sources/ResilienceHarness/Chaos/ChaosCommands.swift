@@ -65,6 +65,8 @@ struct ChaosCommands {
             + "; kills with bytes in flight: \(evidence.killsWithBytesInFlight) of \(evidence.kills)"
             + "; outages that hit a transfer: \(evidence.outagesThatHitATransfer) of \(evidence.outages)"
             + "; requests hit by origin faults: \(evidence.faultHits)"
+            + "; stored segments fetched again after a kill: \(evidence.storedSegmentsFetchedAgain)"
+            + "; bytes the disk held at a kill fetched again: \(evidence.bytesLostToKills)"
             + "; wall time \(Units.format(.seconds(Int64(run.wallSeconds.rounded()))))"
     }
 

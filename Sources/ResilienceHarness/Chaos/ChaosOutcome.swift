@@ -45,7 +45,10 @@ public struct ChaosFailure: Sendable, Hashable {
 
 /// What a chaos scenario made happen, from the evidence in its trace: kills, and those
 /// that cut bytes in flight; outages, and those that hit a transfer; origin faults that
-/// hit a request.
+/// hit a request; and what the kills cost, from the harness's own disk snapshots: the
+/// paths stored whole at a kill that the app fetched again after its relaunch, and the
+/// bytes the disk held at a kill that it fetched again (those paths' bytes, and the part
+/// of a partial copy a resume asked for again).
 public struct ChaosEvidence: Sendable, Hashable {
     public var kills = 0
     /// Kills while bytes of a media response were on their way to the app.
@@ -56,6 +59,10 @@ public struct ChaosEvidence: Sendable, Hashable {
     public var outagesThatHitATransfer = 0
     /// Requests the scenario's origin faults (`origin-fault-N` rules) answered.
     public var faultHits = 0
+    /// Paths stored whole on disk at a kill and fetched again after the relaunch.
+    public var storedSegmentsFetchedAgain = 0
+    /// Bytes the disk held at a kill that the app fetched again after the relaunch.
+    public var bytesLostToKills: Int64 = 0
 
     public init() {}
 
@@ -69,6 +76,13 @@ public struct ChaosEvidence: Sendable, Hashable {
         self.outages = outages.count
         outagesThatHitATransfer = outages.filter { !trace.transfersInFlight(at: $0.t, through: $0.interface).isEmpty }.count
         faultHits = trace.originRequests.filter { $0.record.faultRuleID?.hasPrefix("origin-fault-") == true }.count
+        for index in trace.restarts.indices {
+            if let check = trace.refetchCheck(restart: index) {
+                storedSegmentsFetchedAgain += Set(check.refetches.map(\.path)).count
+                bytesLostToKills += check.refetches.reduce(Int64(0)) { $0 + Int64($1.request.record.bytesSent) }
+            }
+            bytesLostToKills += (trace.rangeResumes(restart: index) ?? []).reduce(Int64(0)) { $0 + $1.refetchedBytes }
+        }
     }
 
     static func + (a: ChaosEvidence, b: ChaosEvidence) -> ChaosEvidence {
@@ -78,6 +92,8 @@ public struct ChaosEvidence: Sendable, Hashable {
         sum.outages += b.outages
         sum.outagesThatHitATransfer += b.outagesThatHitATransfer
         sum.faultHits += b.faultHits
+        sum.storedSegmentsFetchedAgain += b.storedSegmentsFetchedAgain
+        sum.bytesLostToKills += b.bytesLostToKills
         return sum
     }
 }

@@ -18,6 +18,12 @@ public struct ChaosOptions: Sendable {
     /// The bounds of the shrinking of each failing seed: runs of the harness, and time.
     public var shrinkRuns: Int
     public var shrinkTime: Duration
+    /// The most seeds played at the same time (each its own scenario, origin, conditioner
+    /// and app); shrinking plays one candidate at a time.
+    public var jobs: Int = 1
+    /// Start no new seed once one has failed (the seeds already playing finish): a
+    /// campaign that only needs one counterexample, e.g. to show a misbehaviour is caught.
+    public var stopAtFirstFailure = false
 
     public init(
         seeds: [UInt64], profile: Profile, profilePath: String, directory: String, appArguments: [String] = [],
@@ -60,24 +66,15 @@ public enum ChaosRunner {
         let commands = ChaosCommands(options: options)
         let shrinking = options.shrinkRuns == 0 ? "no shrinking"
             : "shrinking each failing seed: at most \(options.shrinkRuns) runs, \(Units.format(options.shrinkTime))"
+        let together = options.jobs > 1 ? ", up to \(options.jobs) at once" : ""
         say("Deadzone \(DeadzoneVersion.current): chaos, \(options.seeds.count) seed\(options.seeds.count == 1 ? "" : "s") under "
-            + "\(options.profile.name) (\(shrinking))")
+            + "\(options.profile.name)\(together) (\(shrinking))")
+        let played = await playSeeds(options, generator: generator, commands: commands, writeReports: writeReports, say: say)
         var results: [ChaosSeedResult] = []
-        for seed in options.seeds {
-            let file = generator.scenario(seed: seed)
-            let path = commands.file(seed)
-            try file.yaml.write(toFile: path, atomically: true, encoding: .utf8)
-            let clock = ContinuousClock.now
-            let run = await HarnessRunner.run([Scenario(file)], options: try options.harness(seed))
-            let seconds = (ContinuousClock.now - clock).seconds
-            try writeReports(run, commands.reports(seed))
-            guard let result = run.report.scenarios.first else { continue }
-            var outcome = ChaosSeedResult(
-                seed: seed, path: path, steps: file.steps.count, result: result, evidence: ChaosEvidence(ScenarioTrace(run.trace)),
-                wallSeconds: seconds)
-            say(commands.line(outcome))
+        for var outcome in played {
             if let failure = outcome.failure, failure.unsupported == nil, options.shrinkRuns > 0 {
-                outcome.shrunk = try await shrink(file, seed: seed, failure: failure, options: options, commands: commands,
+                let file = generator.scenario(seed: outcome.seed)
+                outcome.shrunk = try await shrink(file, seed: outcome.seed, failure: failure, options: options, commands: commands,
                                                   writeReports: writeReports, say: say)
             }
             results.append(outcome)
@@ -85,6 +82,64 @@ public enum ChaosRunner {
         let chaos = ChaosRun(seeds: results, wallSeconds: (ContinuousClock.now - started).seconds)
         say(commands.summary(chaos))
         return chaos
+    }
+
+    /// Plays every seed, up to `options.jobs` at once, saying each one's line as it ends;
+    /// the results in the order of `options.seeds` (a seed whose files could not be
+    /// written is said and left out).
+    private static func playSeeds(
+        _ options: ChaosOptions, generator: ChaosGenerator, commands: ChaosCommands,
+        writeReports: @escaping @Sendable (HarnessRun, String) throws -> Void, say: @escaping @Sendable (String) -> Void
+    ) async -> [ChaosSeedResult] {
+        var results: [Int: ChaosSeedResult] = [:]
+        await withTaskGroup(of: (Int, ChaosSeedResult?).self) { group in
+            var waiting = options.seeds.indices[...]
+            var failed = false
+            func startNext() {
+                guard !(failed && options.stopAtFirstFailure), let index = waiting.popFirst() else { return }
+                let seed = options.seeds[index]
+                group.addTask {
+                    do {
+                        return (index, try await playSeed(seed, options: options, generator: generator, commands: commands,
+                                                          writeReports: writeReports))
+                    } catch {
+                        say("seed \(seed)  ERROR  \(error)")
+                        return (index, nil)
+                    }
+                }
+            }
+            for _ in 0..<max(1, options.jobs) { startNext() }
+            for await (index, outcome) in group {
+                if let outcome {
+                    say(commands.line(outcome))
+                    results[index] = outcome
+                    if !outcome.passed { failed = true }
+                }
+                startNext()
+            }
+            if failed && options.stopAtFirstFailure && !waiting.isEmpty {
+                say("stopped at the first failure: \(waiting.count) seed\(waiting.count == 1 ? "" : "s") not played")
+            }
+        }
+        return results.keys.sorted().compactMap { results[$0] }
+    }
+
+    /// One seed: its file written, played, its reports written.
+    private static func playSeed(
+        _ seed: UInt64, options: ChaosOptions, generator: ChaosGenerator, commands: ChaosCommands,
+        writeReports: @Sendable (HarnessRun, String) throws -> Void
+    ) async throws -> ChaosSeedResult? {
+        let file = generator.scenario(seed: seed)
+        let path = commands.file(seed)
+        try file.yaml.write(toFile: path, atomically: true, encoding: .utf8)
+        let clock = ContinuousClock.now
+        let run = await HarnessRunner.run([Scenario(file)], options: try options.harness(seed))
+        let seconds = (ContinuousClock.now - clock).seconds
+        try writeReports(run, commands.reports(seed))
+        guard let result = run.report.scenarios.first else { return nil }
+        return ChaosSeedResult(
+            seed: seed, path: path, steps: file.steps.count, result: result, evidence: ChaosEvidence(ScenarioTrace(run.trace)),
+            wallSeconds: seconds)
     }
 
     /// Shrinks a failing seed's file until the shrinker stops or the time is up; writes

@@ -164,7 +164,7 @@ private struct AutoSuspendRule {
         let final = download.changes.last
         if final?.to == .downloaded || final?.to == .failed { return }
         let userEnded = trace.userActions.contains {
-            $0.download == download.token && ["cancel", "delete"].contains($0.action)
+            $0.download == download.token && $0.error == nil && ["cancel", "delete"].contains($0.action)
         }
         if userEnded { return }
         findings.violation(

@@ -65,7 +65,7 @@ extension CrashRecoveryRule {
             guard let state = download.state(before: kill.t) else { return false }
             let live = [.requested, .downloading, .downloaded].contains(state) || state.suspensionCause != nil
             return live && !trace.userActions.contains {
-                $0.download == download.token && $0.t < kill.t && ["cancel", "delete"].contains($0.action)
+                $0.download == download.token && $0.t < kill.t && $0.error == nil && ["cancel", "delete"].contains($0.action)
             }
         }.map(\.token))
         for segment in trace.segmentsStored where segment.t < kill.t && kept.contains(segment.download) {

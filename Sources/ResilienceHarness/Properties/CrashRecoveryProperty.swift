@@ -174,7 +174,7 @@ struct CrashRecoveryRule {
 
     /// Whether the user canceled or deleted `token` after `t`.
     func userEnded(_ token: String, after t: UInt64) -> Bool {
-        trace.userActions.contains { $0.download == token && $0.t > t && ["cancel", "delete"].contains($0.action) }
+        trace.userActions.contains { $0.download == token && $0.t > t && $0.error == nil && ["cancel", "delete"].contains($0.action) }
     }
 
     // MARK: After a force-quit or reboot: fail at once

@@ -130,7 +130,7 @@ private struct LivenessRule {
         let terminal: Set<AppState> = [.downloaded, .failed, .canceling, .notDownloaded]
         let claimed = download.changes.first { $0.t >= download.requestedAt && terminal.contains($0.to) }?.t
         let ended = trace.userActions.first {
-            $0.download == download.token && ["cancel", "delete"].contains($0.action) && $0.t >= download.requestedAt
+            $0.download == download.token && $0.error == nil && ["cancel", "delete"].contains($0.action) && $0.t >= download.requestedAt
         }?.t
         return [claimed, ended].compactMap { $0 }.min()
     }

@@ -39,7 +39,7 @@ extension Property {
         // may reach the trace after the inspection's answer, so the last reported state
         // can still read `downloaded` then.
         let removed = trace.userActions.contains {
-            $0.download == inspection.download && $0.t <= found.t && ["delete", "cancel"].contains($0.action)
+            $0.download == inspection.download && $0.t <= found.t && $0.error == nil && ["delete", "cancel"].contains($0.action)
         }
         guard inspection.known, !removed else { return }
         let reported = trace.stateChanges[inspection.download]?.last { $0.t <= found.t }?.to

@@ -8,8 +8,11 @@ extension Property {
     /// For each `pause` the app accepted (`.harness(.userAction)` with no error; the
     /// action is stamped when the user acted, before the app was told), of a download
     /// that was running (requested, downloading or suspended for another reason):
-    /// - its first state change after the pause is `→ suspended(user)`, within
-    ///   `pauseBound` (the pause took effect then);
+    /// - it changes `→ suspended(user)` within `pauseBound` (the pause took effect
+    ///   then), and every change before that one goes to a running state: a change the
+    ///   app was already making when the user acted (e.g. `suspended(network) →
+    ///   downloading` on a path update that came just before) is listed, but a download
+    ///   that completes, fails or is removed instead of pausing fails;
     /// - until the next accepted `resume` of it (or its cancel or delete, a kill of the
     ///   agent, or the end of the trace) it does not leave `suspended(user)`, and no
     ///   origin request for a media segment of its video starts later than `pauseGrace`
@@ -53,12 +56,21 @@ private struct PauseRule {
             return
         }
         findings.checkedOne()
-        let first = download.firstChange(from: pause.t) { _ in true }
-        guard let first, first.to == .suspended(.user), first.t - pause.t <= context.pauseBound.nanoseconds else {
-            let found = first.map { "\($0.from) → \($0.to) after \(Wording.seconds($0.t - pause.t))" } ?? "no state change"
-            findings.violation(first?.t ?? pause.t, "download \(token) was paused at \(Wording.time(pause.t)) while "
+        let bound = pause.t.plus(context.pauseBound.nanoseconds)
+        let after = download.changes.filter { $0.t >= pause.t }
+        let first = after.first { $0.to == .suspended(.user) }
+        let meanwhile = after.prefix { $0.to != .suspended(.user) }
+        guard let first, first.t <= bound, meanwhile.allSatisfy({ $0.to.isRunning }) else {
+            let wrong = meanwhile.first { !$0.to.isRunning } ?? after.first
+            let found = wrong.map { "\($0.from) → \($0.to) after \(Wording.seconds($0.t - pause.t))" } ?? "no state change"
+            findings.violation(wrong?.t ?? pause.t, "download \(token) was paused at \(Wording.time(pause.t)) while "
                 + "\(before); it must be suspended(user) within \(Wording.bound(context.pauseBound)), found \(found)")
             return
+        }
+        for change in meanwhile {
+            findings.support(change.t, "download \(token) \(change.from) → \(change.to) "
+                + "\(Wording.seconds(change.t - pause.t)) after the pause at \(Wording.time(pause.t)), before the pause took "
+                + "effect (a change the app was already making)")
         }
         let end = windowEnd(of: token, after: first.t)
         findings.support(first.t, "download \(token) \(first.from) → suspended(user) "

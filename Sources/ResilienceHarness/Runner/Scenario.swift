@@ -28,6 +28,8 @@ public struct Scenario: Sendable {
     /// The capabilities the app must declare in its hello for the scenario to be played;
     /// against an app that lacks one, the scenario is reported `unsupported: <capability>`.
     public var needs: [Capability]
+    /// How far into the profile's timeline the scenario starts it (`Profile.starting(at:)`).
+    public var profileFrom: Duration
     /// The script; throws `ScenarioError` when a trigger never comes.
     public var script: @Sendable (ScenarioContext) async throws -> Void
 
@@ -35,8 +37,10 @@ public struct Scenario: Sendable {
     public init(
         name: String, summary: String, asserts: [String], needs: [Capability] = [], focus: InterfaceKind = .wifi,
         targetSeconds: Double = 8, interfacesStart: InterfacesStart = .heldDown, minimumCrashRestarts: Int = 0,
-        preconditions: [Precondition] = [], script: @escaping @Sendable (ScenarioContext) async throws -> Void
+        preconditions: [Precondition] = [], profileFrom: Duration = .zero,
+        script: @escaping @Sendable (ScenarioContext) async throws -> Void
     ) {
+        self.profileFrom = profileFrom
         self.needs = needs
         self.preconditions = preconditions
         self.interfacesStart = interfacesStart

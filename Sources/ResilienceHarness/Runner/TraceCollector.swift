@@ -12,11 +12,17 @@ import Synchronization
 /// `EventSink`), the agent reader thread, the harness task; the origin's and license
 /// server's logs are absorbed after each scenario. Entries are stamped relative to
 /// `epoch` (CLOCK_MONOTONIC nanoseconds), so all parts share one time axis.
+///
+/// Each scenario gets its own collector (`scenario(_:)`) on the run's epoch: its entries
+/// carry its name, its live view is its own, and scenarios played concurrently never see
+/// each other's entries.
 public final class TraceCollector: EventSink, Sendable {
     /// CLOCK_MONOTONIC nanoseconds at trace time 0.
     public let epoch: UInt64
     /// The wall clock at `epoch`.
     public let epochWallClock: Date
+    /// The scenario every entry is stamped with; nil for a run-wide collector.
+    public let scenario: String?
     private let clock: any TraceClock
     private let state = Mutex(State())
 
@@ -30,6 +36,19 @@ public final class TraceCollector: EventSink, Sendable {
         self.clock = clock
         epoch = clock.nowNanoseconds
         epochWallClock = Date()
+        scenario = nil
+    }
+
+    private init(clock: any TraceClock, epoch: UInt64, epochWallClock: Date, scenario: String) {
+        self.clock = clock
+        self.epoch = epoch
+        self.epochWallClock = epochWallClock
+        self.scenario = scenario
+    }
+
+    /// A new, empty collector for the scenario `name`, on this one's clock and epoch.
+    public func scenario(_ name: String) -> TraceCollector {
+        TraceCollector(clock: clock, epoch: epoch, epochWallClock: epochWallClock, scenario: name)
     }
 
     /// Nanoseconds since the epoch, now.
@@ -52,12 +71,12 @@ public final class TraceCollector: EventSink, Sendable {
     /// Records what the harness did, now, or at `t` (nanoseconds since the epoch, from
     /// `now`) when it is written after the fact.
     public func harness(_ event: HarnessEvent, at t: UInt64? = nil) {
-        append(TraceEntry(t: t ?? now, .harness(event)))
+        append(TraceEntry(t: t ?? now, .harness(event), scenario: scenario))
     }
 
     /// Records what the agent reported, stamped by the agent at `monotonic` nanoseconds.
     public func agent(_ event: AppEvent, at monotonic: UInt64) {
-        let entry = TraceEntry(t: relative(monotonic), .agent(event))
+        let entry = TraceEntry(t: relative(monotonic), .agent(event), scenario: scenario)
         state.withLock { state in
             state.entries.append(entry)
             state.live.absorb(event)
@@ -67,20 +86,24 @@ public final class TraceCollector: EventSink, Sendable {
     /// `EventSink`: a conditioner event, already relative to `epoch` (the conditioner
     /// is started with this collector's epoch).
     public func record(_ event: ConditionerEvent) {
-        append(TraceEntry(t: event.time, .conditioner(event.kind)))
+        append(TraceEntry(t: event.time, .conditioner(event.kind), scenario: scenario))
     }
 
     /// Adds the origin's request records, each stamped at its response's end, naming
     /// the interface by `interfaces` (a conditioner listener's `"host:port"` → kind)
     /// when the origin could only name it by address.
     public func absorb(origin records: [OriginRequestRecord], interfaces: [String: InterfaceKind]) {
-        let entries = records.map { TraceEntry.origin($0, epoch: epoch, interfaces: interfaces) }
+        let entries = records.map { record in
+            var entry = TraceEntry.origin(record, epoch: epoch, interfaces: interfaces)
+            entry.scenario = scenario
+            return entry
+        }
         state.withLock { $0.entries += entries }
     }
 
     /// Adds the license server's events, stamped by their own monotonic time.
     public func absorb(license events: [LicenseEvent]) {
-        let entries = events.map { TraceEntry(t: relative($0.atNanoseconds), .license($0)) }
+        let entries = events.map { TraceEntry(t: relative($0.atNanoseconds), .license($0), scenario: scenario) }
         state.withLock { $0.entries += entries }
     }
 

@@ -13,6 +13,7 @@ extension ScenarioFile {
         if focus != .wifi { top.append(kv("focus", Self.text(focus.rawValue))) }
         if targetSeconds != Self.defaultTargetSeconds { top.append(kv("target-seconds", Self.text(Self.number(targetSeconds)))) }
         if minimumCrashRestarts != 0 { top.append(kv("minimum-crash-restarts", Self.text(String(minimumCrashRestarts)))) }
+        if profileFrom != .zero { top.append(kv("profile-from", Self.duration(profileFrom))) }
         if !preconditions.isEmpty {
             top.append(kv("preconditions", .sequence(Node.Sequence(preconditions.map { spec in
                 spec.parameter.map { Self.mapping([(Self.text(spec.key), Self.text($0))]) } ?? Self.text(spec.key)

@@ -24,6 +24,9 @@ public struct ScenarioFile: Sendable, Hashable {
     public var targetSeconds: Double
     /// The fewest kills followed by a relaunch after a crash the scenario must make (default 0).
     public var minimumCrashRestarts: Int
+    /// How far into the profile's timeline the scenario starts it (`profile-from`,
+    /// `Profile.starting(at:)`); 0 plays it from its start.
+    public var profileFrom: Duration = .zero
     /// What the steps must have made happen for the verdicts to mean anything.
     public var preconditions: [ScenarioPreconditionSpec]
     /// What the harness does, in order.
@@ -79,7 +82,8 @@ extension Scenario {
         self.init(
             name: file.name, summary: file.summary, asserts: file.asserts, needs: file.needs, focus: file.focus,
             targetSeconds: file.targetSeconds, interfacesStart: file.drivesTheNetwork ? .heldDown : .asProfile,
-            minimumCrashRestarts: file.minimumCrashRestarts, preconditions: file.preconditions.map(\.precondition)
+            minimumCrashRestarts: file.minimumCrashRestarts, preconditions: file.preconditions.map(\.precondition),
+            profileFrom: file.profileFrom
         ) { context in
             var interpreter = ScenarioInterpreter(steps: file.steps)
             try await interpreter.run(on: context)

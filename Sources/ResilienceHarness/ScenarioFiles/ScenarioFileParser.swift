@@ -27,7 +27,8 @@ struct ScenarioFileParser {
     let file: String?
 
     static let topKeys = [
-        "name", "summary", "asserts", "needs", "focus", "target-seconds", "minimum-crash-restarts", "preconditions", "steps",
+        "name", "summary", "asserts", "needs", "focus", "target-seconds", "minimum-crash-restarts", "profile-from", "preconditions",
+        "steps",
     ]
     static let interfaces = InterfaceKind.allCases.map { ($0.rawValue, $0) }
 
@@ -51,6 +52,7 @@ struct ScenarioFileParser {
         if let minimum = top["minimum-crash-restarts"] {
             file.minimumCrashRestarts = try minimum.int("a whole number of restarts, 0 or more")
         }
+        if let from = top["profile-from"] { file.profileFrom = try from.duration() }
         if let list = top["preconditions"], !list.isNull {
             for item in try list.list("a list of preconditions") { file.preconditions.append(try precondition(item)) }
         }

@@ -26,6 +26,8 @@ struct ChaosCommand: AsyncParsableCommand {
     @Option(help: "Directory of scenario files and reports (default: Reports/<timestamp>-chaos-<profile>/).") var out: String?
     @Option(help: "The most harness runs shrinking one failing seed may take (0: no shrinking).") var shrinkRuns = 40
     @Option(help: "The most time shrinking one failing seed may take, e.g. 10m.") var shrinkTime = "10m"
+    @Option(help: "How many seeds play at the same time (shrinking plays one run at a time).") var jobs = 1
+    @Flag(help: "Start no new seed once one has failed, then shrink what failed.") var stopAtFirstFailure = false
 
     func run() async throws {
         let suite = SuiteRun(
@@ -37,12 +39,14 @@ struct ChaosCommand: AsyncParsableCommand {
             _ = try suite.harnessOptions(profile: loaded, seed: 0)
             budget = try ChaosSeeds.shrinkTime(shrinkTime, runs: shrinkRuns)
         } catch { exitBadInput("\(error)") }
-        let options = ChaosOptions(
+        guard jobs >= 1 else { exitBadInput("--jobs must be at least 1 (1 plays the seeds one after another)") }
+        var options = ChaosOptions(
             seeds: chosen, profile: loaded, profilePath: profile,
             directory: out ?? SummaryTable.defaultDirectory(profile: "chaos-\(loaded.name)"),
             appArguments: (agent.map { ["--agent", $0] } ?? []) + (misbehave.map { ["--misbehave", $0] } ?? []),
             shrinkRuns: shrinkRuns, shrinkTime: budget
         ) { seed in try suite.harnessOptions(profile: loaded, seed: seed) }
+        (options.jobs, options.stopAtFirstFailure) = (jobs, stopAtFirstFailure)
         let output = DescriptorWriter(descriptor: 1)
         let result = try await ChaosRunner.run(options, writeReports: { _ = try SuiteRun.write($0, comparison: nil, to: $1) }) {
             output.write($0 + "\n")

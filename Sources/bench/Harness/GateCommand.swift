@@ -53,7 +53,8 @@ struct GateCommand: AsyncParsableCommand {
         }
         let suite = SuiteRun(
             profilePath: profile, scenarioNames: options.scenarios, scenarioFiles: options.scenarioFiles, seed: options.seed,
-            timeLimitSeconds: options.timeLimit, misbehavior: nil, agentCommand: options.agent, progressOnStandardError: false)
+            timeLimitSeconds: options.timeLimit, misbehavior: nil, agentCommand: options.agent, progressOnStandardError: false,
+            jobs: options.jobs)
         if let calibrate { return try await calibrateBaseline(runs: calibrate, suite: suite, previous: current) }
         let (profileName, names): (String, [String])
         do { (profileName, names) = (try suite.loadProfile().name, try suite.scenarios().map(\.name)) } catch {
@@ -69,7 +70,8 @@ struct GateCommand: AsyncParsableCommand {
         let comparison = GateComparison(
             report: run.report, baseline: current, onlyScenariosRun: !(options.scenarios + options.scenarioFiles).isEmpty)
         let directory = options.out ?? SummaryTable.defaultDirectory(profile: run.report.run.profile)
-        let files = try SuiteRun.write(run, comparison: comparison, baselineNote: "Compared with \(baseline).", to: directory)
+        let note = ["Compared with \(baseline).", current.concurrencyNote(jobs: run.report.run.jobs ?? 1)].compactMap { $0 }
+        let files = try SuiteRun.write(run, comparison: comparison, baselineNote: note.joined(separator: " "), to: directory)
         print("\n" + SummaryTable.render(run.report) + "\n")
         if updateBaseline {
             if let refusal = comparison.updateRefusal(baselinePath: baseline) {
@@ -83,6 +85,7 @@ struct GateCommand: AsyncParsableCommand {
             return
         }
         for line in comparison.lines(baselinePath: baseline) { print(line) }
+        if note.count > 1 { print("note: \(note[1])") }
         print("report: \(files.reportHTML.path)")
         let played = run.report.scenarios.contains { $0.unsupported == nil }
         if !played { print("gate: fails: no scenario was played (every one needs a capability the app does not declare)") }

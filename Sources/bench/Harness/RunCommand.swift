@@ -43,7 +43,8 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let suite = SuiteRun(
             profilePath: profile, scenarioNames: options.scenarios, scenarioFiles: options.scenarioFiles, seed: options.seed,
-            timeLimitSeconds: options.timeLimit, misbehavior: misbehave, agentCommand: options.agent, progressOnStandardError: json)
+            timeLimitSeconds: options.timeLimit, misbehavior: misbehave, agentCommand: options.agent, progressOnStandardError: json,
+            jobs: options.jobs)
         let result: HarnessRun
         do { result = try await suite.run() } catch { exitBadInput(error.description) }
         let partial = !(options.scenarios + options.scenarioFiles).isEmpty
@@ -78,6 +79,12 @@ struct SuiteOptions: ParsableArguments {
 
     @Option(name: .customLong("time-limit"), help: "Seconds one scenario may take before it is stopped and failed.")
     var timeLimit: Double = 240
+
+    @Option(help: ArgumentHelp(
+        "How many scenarios play at the same time (default: all, at most \(SuiteRun.defaultJobs); 1: one after another).",
+        discussion: "Each has its own origin, conditioner, ports, storage, app and trace. A failed verdict of a scenario "
+            + "whose timer ran late under load says so (report.json `load`)."))
+    var jobs: Int?
 
     @Option(help: ArgumentHelp(
         "The app under test, as one shell-quoted command line (default: Deadzone's own engine, `bench agent`).",

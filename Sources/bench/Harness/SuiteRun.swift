@@ -17,6 +17,11 @@ struct SuiteRun {
     /// `--agent`: the app under test as one command line; nil for `bench agent`.
     var agentCommand: String? = nil
     var progressOnStandardError: Bool
+    /// `--jobs`: the most scenarios played at once; nil for `defaultJobs`.
+    var jobs: Int? = nil
+
+    /// How many scenarios play at once by default: every one of a suite of up to 8.
+    static let defaultJobs = 8
 
     /// Bad input: exit 2 with a message that says what to do.
     struct BadInput: Error, CustomStringConvertible {
@@ -58,10 +63,11 @@ struct SuiteRun {
             throw BadInput(description: "unknown misbehaviour \"\(misbehavior)\"; known: \(AgentMisbehavior.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard timeLimitSeconds > 0 else { throw BadInput(description: "--time-limit must be a positive number of seconds") }
+        guard (jobs ?? 1) >= 1 else { throw BadInput(description: "--jobs must be at least 1 (1 plays the scenarios one after another)") }
         let app = try appCommandLine(deadzone: AgentOptions(stallTimeout: Self.stallTimeout, seed: seed, misbehavior: agentMisbehavior))
         return HarnessOptions(
             profile: profile, profilePath: profilePath, seed: seed, timeLimit: .milliseconds(Int64(timeLimitSeconds * 1000)),
-            app: app, stallTimeout: Self.stallTimeout, agentName: agentName)
+            app: app, stallTimeout: Self.stallTimeout, agentName: agentName, jobs: jobs ?? Self.defaultJobs)
     }
 
     /// How reports and baselines name the app under test: `deadzone`, `deadzone

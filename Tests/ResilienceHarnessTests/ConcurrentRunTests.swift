@@ -1,0 +1,70 @@
+import BenchCore
+import Foundation
+@testable import ResilienceHarness
+import Testing
+
+/// What lets scenarios play concurrently on one time axis: each scenario's collector
+/// tags its entries and keeps its own live view; the load each one saw is recorded and
+/// a failure under load says so without changing the outcome.
+@Suite struct ConcurrentRunTests {
+    @Test func aScenariosCollectorSharesTheEpochTagsItsEntriesAndKeepsItsOwnLiveView() {
+        let clock = ManualClock(startingAt: 1_000)
+        let run = TraceCollector(clock: clock)
+        let a = run.scenario("a"), b = run.scenario("b")
+        #expect(a.epoch == run.epoch && b.epoch == run.epoch && a.epochWallClock == run.epochWallClock)
+        clock.advance(by: .nanoseconds(50))
+        a.harness(.note("from a"))
+        b.agent(.stateChanged(download: "d", from: .requested, to: .downloading), at: 1_060)
+        b.absorb(license: [LicenseEvent(atNanoseconds: 1_070, kind: .certificateServed)])
+        #expect(a.entries.map(\.scenario) == ["a"] && a.entries.map(\.t) == [50])
+        #expect(b.entries.map(\.scenario) == ["b", "b"] && b.entries.map(\.t) == [60, 70])
+        #expect(a.live.states.isEmpty && b.live.states["d"] == .downloading)
+        #expect(run.entries.isEmpty, "the run's own collector holds nothing of its scenarios'")
+    }
+
+    @Test func theLoadIsTheMostScenariosAlongsideAndTheLatestTick() {
+        var sample = LoadSample()
+        sample.tick(interval: .milliseconds(500), elapsed: .milliseconds(503), playing: 1)
+        sample.tick(interval: .milliseconds(500), elapsed: .milliseconds(780), playing: 4)
+        sample.tick(interval: .milliseconds(500), elapsed: .milliseconds(499), playing: 2)
+        #expect(sample.load == ScenarioLoad(alongside: 3, timerLagMaxSeconds: 0.28))
+        #expect(sample.load.mayStretchBounds)
+        #expect(sample.load.description == "with 3 other scenarios, timer ≤ 280 ms late")
+        #expect(LoadSample().load.description == "alone, timer ≤ 0 ms late")
+    }
+
+    static func result(load: ScenarioLoad?) -> ScenarioResult {
+        ScenarioResult(
+            name: "s", summary: "", verdicts: [
+                Verdict(property: "liveness", outcome: .failed, summary: "a stall of 9 s went unnoticed"),
+                Verdict(property: "integrity", outcome: .passed, summary: "every byte matched"),
+            ], metrics: ScenarioMetrics(), startNanoseconds: 0, endNanoseconds: 1,
+            preconditions: [PreconditionResult(name: "p", met: false, detail: "no kill with bytes in flight")], load: load)
+    }
+
+    @Test func aFailureUnderLoadSaysSoAndStaysAFailure() {
+        let loaded = Self.result(load: ScenarioLoad(alongside: 5, timerLagMaxSeconds: 0.4)).notingLoad()
+        #expect(loaded.verdicts[0].failed && loaded.verdicts[0].summary.contains("Under load: the scenario ran with 5 other"))
+        #expect(loaded.verdicts[1].summary == "every byte matched", "a verdict that held is left as it is")
+        #expect(!loaded.preconditions[0].met && loaded.preconditions[0].detail.contains("--jobs 1"))
+        #expect(!loaded.passed)
+        let calm = Self.result(load: ScenarioLoad(alongside: 5, timerLagMaxSeconds: 0.01))
+        #expect(calm.notingLoad() == calm, "a timer on time stretched no bound: nothing to say")
+        #expect(Self.result(load: nil).notingLoad() == Self.result(load: nil))
+    }
+
+    @Test func theLongestScenarioStartsFirstWhenNotAllCanPlayAtOnce() {
+        let scenarios = [8.0, 45, 20, 45].enumerated().map { index, target in
+            Scenario(name: "s\(index)", summary: "", asserts: [], targetSeconds: target) { _ in }
+        }
+        #expect(HarnessRunner.startOrder(scenarios) == [1, 3, 2, 0])
+    }
+
+    @Test func aBaselineOfAnotherConcurrencySaysSoAndOneOfTheSameSaysNothing() {
+        var baseline = Baseline(profile: "flaky-wifi")
+        #expect(baseline.concurrencyNote(jobs: 1) == nil, "a baseline that does not say played one at a time")
+        #expect(baseline.concurrencyNote(jobs: 7)?.contains("made playing 1 scenario at once, this run 7") == true)
+        baseline.jobs = 7
+        #expect(baseline.concurrencyNote(jobs: 7) == nil)
+    }
+}
