@@ -187,7 +187,7 @@ extension HTMLReportView {
                 switch row.status {
                 case .withinTolerance: ("✓ within tolerance", "pass")
                 case .improved: ("★ improved", "better")
-                case .regressed: ("✗ regression", "fail")
+                case .regressed: (comparison.underLoad[row.scenario] == nil ? "✗ regression" : "✗ regression (under load)", "fail")
                 case .missing: ("✗ missing from the run", "fail")
                 case .invalid: ("✗ not a finite number", "fail")
                 case .new: ("+ new (not gated)", "na")

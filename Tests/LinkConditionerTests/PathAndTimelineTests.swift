@@ -34,6 +34,24 @@ struct PathAndTimelineTests {
         #expect(published(f).count == 4)
     }
 
+    /// Gate run 4 (a profile's reset drop, then the scenario's own blackhole outage with
+    /// its update withheld, then up): the true path went "no WiFi" (told), "WiFi" again
+    /// (blackholed, withheld: not told), and stayed "WiFi" when it came up. Coming up is
+    /// an event the OS reports: the app is told WiFi is back, not left offline.
+    @Test func anInterfaceComingUpTellsTheAppAPathAWithheldUpdateHidFromIt() async throws {
+        let f = try ConditionerFixture(behaviour: .echo)
+        defer { f.stop() }
+        var updates = f.conditioner.pathUpdates.makeAsyncIterator()
+        _ = await updates.next()
+        f.conditioner.setState(.wifi, .down(.reset))
+        #expect(await updates.next()?.interface(.wifi) == nil)
+        f.conditioner.setState(.wifi, .down(.blackhole), pathUpdate: .withheld)
+        let hidden = await f.conditioner.snapshot()
+        #expect(hidden.path.interface(.wifi) != nil && hidden.publishedPath.interface(.wifi) == nil)
+        f.conditioner.setState(.wifi, .up)
+        #expect(await updates.next()?.interface(.wifi) != nil, "the app is told WiFi is back")
+    }
+
     @Test func delayedPathUpdateArrivesLateAndWithheldNeverArrives() async throws {
         let f = try ConditionerFixture(behaviour: .echo)
         defer { f.stop() }

@@ -27,6 +27,22 @@ struct PathPublisherTests {
         #expect(publisher.nextDeadline() == nil)
     }
 
+    @Test("a state change that leaves the true path as it was tells a path a withheld change hid")
+    func stateChangeAfterAWithheldChange() {
+        var publisher = PathPublisher(initial: both, now: 0)
+        publisher.pathChanged(to: cellularOnly, policy: .immediate, now: 1 * ms)
+        #expect(publisher.advance(to: 1 * ms) == [cellularOnly])
+        publisher.pathChanged(to: both, policy: .withheld, now: 2 * ms)
+        #expect(publisher.advance(to: 2 * ms) == [])
+        publisher.stateChanged(policy: .withheld, now: 3 * ms)
+        #expect(publisher.advance(to: 3 * ms) == [], "withheld again: still not told")
+        publisher.stateChanged(policy: .delayed(.milliseconds(5)), now: 4 * ms)
+        #expect(publisher.advance(to: 8 * ms) == [])
+        #expect(publisher.advance(to: 9 * ms) == [both])
+        publisher.stateChanged(policy: .immediate, now: 10 * ms)
+        #expect(publisher.nextDeadline() == nil, "the app already sees the true path: nothing to tell")
+    }
+
     @Test("delayed: published after the delay")
     func delayed() {
         var publisher = PathPublisher(initial: both, now: 0)

@@ -57,7 +57,9 @@ import Testing
         let scenarios = [8.0, 45, 20, 45].enumerated().map { index, target in
             Scenario(name: "s\(index)", summary: "", asserts: [], targetSeconds: target) { _ in }
         }
-        #expect(HarnessRunner.startOrder(scenarios) == [1, 3, 2, 0])
+        #expect(HarnessRunner.startOrder(scenarios, jobs: 2) == [1, 3, 2, 0])
+        #expect(HarnessRunner.startOrder(scenarios, jobs: 1) == [0, 1, 2, 3], "one at a time: file order")
+        #expect(HarnessRunner.startOrder(scenarios, jobs: 4) == [0, 1, 2, 3], "all at once: file order")
     }
 
     @Test func aBaselineOfAnotherConcurrencySaysSoAndOneOfTheSameSaysNothing() {
@@ -66,5 +68,33 @@ import Testing
         #expect(baseline.concurrencyNote(jobs: 7)?.contains("made playing 1 scenario at once, this run 7") == true)
         baseline.jobs = 7
         #expect(baseline.concurrencyNote(jobs: 7) == nil)
+    }
+}
+
+/// A regression of a scenario that played under load says so, and still fails the gate.
+@Suite struct GateUnderLoadTests {
+    static func report(lag: Double) -> RunReport {
+        var report = GateComparisonTests.report(metrics: ScenarioMetrics(timeToCompleteSeconds: 60))
+        report.scenarios[0].load = ScenarioLoad(alongside: 6, timerLagMaxSeconds: lag)
+        return report
+    }
+
+    static let baseline = Baseline(scenarios: [
+        "outage": ["time_to_complete_s": MetricBaseline(value: 40, tolerance: 0.25, direction: .lowerIsBetter)]
+    ])
+
+    @Test func aRegressionUnderLoadSaysSoAndStillFails() throws {
+        let loaded = GateComparison(report: Self.report(lag: 0.785), baseline: Self.baseline)
+        #expect(!loaded.passed && loaded.regressions.count == 1)
+        let line = try #require(loaded.lines(baselinePath: "b").first { $0.contains("regression ") })
+        #expect(line.contains("[under load: the scenario ran with 6 other scenarios, timer ≤ 785 ms late;"), "\(line)")
+        let calm = GateComparison(report: Self.report(lag: 0.02), baseline: Self.baseline)
+        #expect(!calm.passed)
+        #expect(!calm.lines(baselinePath: "b").joined().contains("under load"))
+        // A comparison written before `underLoad` existed still reads.
+        var json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(loaded)) as? [String: Any] ?? [:]
+        json["underLoad"] = nil
+        let old = try JSONDecoder().decode(GateComparison.self, from: JSONSerialization.data(withJSONObject: json))
+        #expect(old.underLoad.isEmpty && old.regressions.count == 1)
     }
 }

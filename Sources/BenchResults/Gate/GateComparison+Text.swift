@@ -23,7 +23,13 @@ extension GateComparison {
             add("property failed", "\(failure.scenario) / \(failure.property): \(failure.summary)")
         }
         for error in scenarioErrors { add("scenario error", "\(error.scenario): \(error.message)") }
-        for row in regressions { add("regression", "\(row.scenario) / \(row.metric): \(row.change)") }
+        for row in regressions {
+            let load = underLoad[row.scenario].map {
+                " [under load: the scenario ran \($0.description); rerun with --jobs 1 on an idle machine to tell load "
+                    + "from a regression]"
+            }
+            add("regression", "\(row.scenario) / \(row.metric): \(row.change)" + (load ?? ""))
+        }
         for row in invalidMetrics {
             add("invalid metric", "\(row.scenario) / \(row.metric) = \(row.currentText): not a finite number, "
                 + "so the gate cannot judge it (a bug in the measurement or the run)")

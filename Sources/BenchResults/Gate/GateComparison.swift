@@ -22,6 +22,10 @@ public struct GateComparison: Sendable, Hashable, Codable {
     /// Scenarios of the baseline that the run does not have when only the scenarios
     /// run are compared (`bench gate --scenario X`), sorted: listed, never failing.
     public var scenariosNotRun: [String]
+    /// The scenarios whose harness timer ran late enough to stretch a time bound
+    /// (`ScenarioLoad.mayStretchBounds`), with their load: a regression of one of them
+    /// says so. The gate still fails on it; load explains, it does not excuse.
+    public var underLoad: [String: ScenarioLoad] = [:]
 
     /// Compares `report` with `baseline`. With `onlyScenariosRun` (the run chose its
     /// scenarios, e.g. `--scenario`), the baseline's other scenarios are listed in
@@ -50,6 +54,24 @@ public struct GateComparison: Sendable, Hashable, Codable {
         let notRun = baseline.scenarios.keys.filter { !ran.contains($0) }.sorted()
         missingScenarios = onlyScenariosRun ? [] : notRun
         scenariosNotRun = onlyScenariosRun ? notRun : []
+        for scenario in report.scenarios {
+            if let load = scenario.load, load.mayStretchBounds { underLoad[scenario.name] = load }
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case propertyFailures, scenarioErrors, metrics, missingScenarios, scenariosNotRun, underLoad
+    }
+
+    /// Decodes a comparison; `underLoad` may be left out (a comparison made before it existed).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        propertyFailures = try c.decode([PropertyFailure].self, forKey: .propertyFailures)
+        scenarioErrors = try c.decode([ScenarioError].self, forKey: .scenarioErrors)
+        metrics = try c.decode([MetricComparison].self, forKey: .metrics)
+        missingScenarios = try c.decode([String].self, forKey: .missingScenarios)
+        scenariosNotRun = try c.decode([String].self, forKey: .scenariosNotRun)
+        underLoad = try c.decodeIfPresent([String: ScenarioLoad].self, forKey: .underLoad) ?? [:]
     }
 
     /// Metrics worse than the baseline beyond their allowance.

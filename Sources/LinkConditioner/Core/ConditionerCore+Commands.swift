@@ -17,8 +17,8 @@ extension ConditionerCore {
         }
         switch command {
         case let .setState(kind, state, policy):
-            perform(overlay.step(kind, state), phase: nil)
-            pathMayHaveChanged(policy: policy)
+            let changed = perform(overlay.step(kind, state), phase: nil)
+            pathMayHaveChanged(policy: policy, stateChanged: changed)
         case let .setLink(kind, link):
             setLink(kind, link)
             pathMayHaveChanged(policy: nil)
@@ -35,26 +35,29 @@ extension ConditionerCore {
     /// Applies one timeline phase under the overlay rule (`ProfileOverlay`): links
     /// first, then the states the driver does not hold, then the path.
     func apply(_ phase: Phase, index: Int) {
-        perform(overlay.play(phase), phase: index)
+        let changed = perform(overlay.play(phase), phase: index)
         emit(.phaseApplied(index: index, label: phase.label, at: phase.at.seconds))
-        pathMayHaveChanged(policy: phase.pathUpdate)
+        pathMayHaveChanged(policy: phase.pathUpdate, stateChanged: changed)
     }
 
     /// Does what the overlay decided, in order; `phase` is the index of the profile's
-    /// phase that caused it (nil for a driver's step).
-    private func perform(_ actions: [ProfileOverlay.Action], phase: Int?) {
+    /// phase that caused it (nil for a driver's step). Whether an interface changed state.
+    @discardableResult
+    private func perform(_ actions: [ProfileOverlay.Action], phase: Int?) -> Bool {
+        var changed = false
         for action in actions {
             switch action {
             case let .setLink(kind, link):
                 if interfaces[kind]?.setup.link != link { setLink(kind, link) }
             case let .setState(kind, state):
-                setState(kind, state)
+                changed = setState(kind, state) || changed
             case let .held(kind, state):
                 emit(.profileStateHeld(interface: kind, state: state, phase: phase ?? -1))
             case let .overridden(kind, state):
                 emit(.profileStateOverridden(interface: kind, state: state))
             }
         }
+        return changed
     }
 
     /// Changes an interface's links live: open connections feel it at once.
@@ -71,9 +74,10 @@ extension ConditionerCore {
         for direction in Direction.allCases { pump(runtime, direction) }
     }
 
-    /// Takes an interface up or down.
-    func setState(_ kind: InterfaceKind, _ state: InterfaceState) {
-        guard let runtime = interfaces[kind], runtime.setup.state != state else { return }
+    /// Takes an interface up or down; whether its state changed.
+    @discardableResult
+    func setState(_ kind: InterfaceKind, _ state: InterfaceState) -> Bool {
+        guard let runtime = interfaces[kind], runtime.setup.state != state else { return false }
         let wasForwarding = runtime.isForwarding
         runtime.setup.state = state
         switch state {
@@ -96,6 +100,7 @@ extension ConditionerCore {
                 for connection in connections { connection.pauseReading() }
             }
         }
+        return true
     }
 
     /// After a blackhole: held connections connect, paused ones read again, the link
@@ -120,12 +125,21 @@ extension ConditionerCore {
         NetworkPath(interfaces: InterfaceKind.allCases.compactMap { interfaces[$0]?.pathInterface })
     }
 
-    func pathMayHaveChanged(policy: PathUpdatePolicy?) {
+    /// Reports a change of the true path to the publisher. `stateChanged`: an interface
+    /// went up or down, which an OS path monitor sees even when the path it computes is
+    /// the one it computed before (`PathPublisher.stateChanged`): e.g. WiFi reset (the
+    /// app told "unsatisfied"), then blackholed with the update withheld (the true path
+    /// "satisfied" again, not told), then up: the app must be told "satisfied" now.
+    func pathMayHaveChanged(policy: PathUpdatePolicy?, stateChanged: Bool = false) {
         let path = truePath
-        guard path != knownPath else { return }
-        knownPath = path
-        emit(.pathChanged(path: path))
-        publisher.pathChanged(to: path, policy: policy ?? configuration.profile.pathUpdates, now: now)
+        let policy = policy ?? configuration.profile.pathUpdates
+        if path != knownPath {
+            knownPath = path
+            emit(.pathChanged(path: path))
+            publisher.pathChanged(to: path, policy: policy, now: now)
+        } else if stateChanged {
+            publisher.stateChanged(policy: policy, now: now)
+        }
         publishDuePaths()
     }
 

@@ -19,6 +19,10 @@ import BenchCore
 ///   newer one exists (a later `.withheld` change therefore also cancels a pending
 ///   one: the app goes on seeing what it last saw).
 /// - A publication equal to the last published path is not sent again.
+/// - An interface that changes state without changing the true path (`stateChanged`)
+///   is an event the app hears of by its policy when what it last saw is stale and
+///   nothing is pending: a withheld change is not told, but it is not hidden forever
+///   from the next change the OS does report.
 struct PathPublisher: Sendable {
     /// The path the app saw last (the initial path counts as published at start).
     private(set) var lastPublished: NetworkPath
@@ -44,6 +48,14 @@ struct PathPublisher: Sendable {
         case .withheld:
             pending = nil
         }
+    }
+
+    /// An interface changed state at `now` but the true path is still `current` (it
+    /// came up from blackhole, say): when the app last saw another path and no
+    /// publication is pending, `current` is published by `policy`, as a change would be.
+    mutating func stateChanged(policy: PathUpdatePolicy, now: UInt64) {
+        guard pending == nil, current != lastPublished else { return }
+        pathChanged(to: current, policy: policy, now: now)
     }
 
     /// The publications due at `now` (zero or one), in order.

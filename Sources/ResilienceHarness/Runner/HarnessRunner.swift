@@ -77,7 +77,7 @@ public enum HarnessRunner {
         var results = [ScenarioResult?](repeating: nil, count: scenarios.count)
         var traces = [[TraceEntry]](repeating: [], count: scenarios.count)
         await withTaskGroup(of: (Int, ScenarioResult, [TraceEntry]).self) { group in
-            var waiting = startOrder(scenarios)[...]
+            var waiting = startOrder(scenarios, jobs: jobs)[...]
             func startNext() {
                 guard let index = waiting.popFirst() else { return }
                 let scenario = scenarios[index]
@@ -114,11 +114,13 @@ public enum HarnessRunner {
         return HarnessRun(report: RunReport(run: metadata, scenarios: results.compactMap { $0 }), trace: trace)
     }
 
-    /// The order scenarios start in when fewer may play at once than there are: the
-    /// longest first (by the time their content is sized for), so the run ends sooner;
-    /// file order among equals. Every scenario keeps its index (seed, report order).
-    static func startOrder(_ scenarios: [Scenario]) -> [Int] {
-        scenarios.indices.sorted { (-scenarios[$0].targetSeconds, $0) < (-scenarios[$1].targetSeconds, $1) }
+    /// The order scenarios start in: file order, except when more than one but fewer
+    /// than all may play at once (`jobs`): then the longest first (by the time their
+    /// content is sized for), so the run ends sooner, file order among equals. Every
+    /// scenario keeps its index (seed, report order).
+    static func startOrder(_ scenarios: [Scenario], jobs: Int) -> [Int] {
+        guard jobs > 1, jobs < scenarios.count else { return Array(scenarios.indices) }
+        return scenarios.indices.sorted { (-scenarios[$0].targetSeconds, $0) < (-scenarios[$1].targetSeconds, $1) }
     }
 }
 
