@@ -99,7 +99,9 @@ let package = Package(
         ),
         .target(
             name: "Performance",
-            dependencies: ["BenchCore", "LinkConditioner", "FixtureOrigin", "OfflineDownloads"]
+            dependencies: [
+                "BenchCore", "LinkConditioner", "FixtureOrigin", "OfflineDownloads", .product(name: "Yams", package: "Yams"),
+            ]
         ),
         .target(
             name: "BenchReports",
@@ -161,7 +163,7 @@ let package = Package(
             name: "ClientComparisonTests",
             dependencies: ["ClientComparison", "BenchVocabulary", "BenchResults", "BenchCore", "FixtureOrigin", "LinkConditioner"]
         ),
-        .testTarget(name: "PerformanceTests", dependencies: ["Performance", "FixtureOrigin"]),
+        .testTarget(name: "PerformanceTests", dependencies: ["Performance", "FixtureOrigin", "BenchCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,8 +5,8 @@ import Performance
 struct PerfCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "perf",
-        abstract: "Measure Deadzone's own performance on loopback.",
-        subcommands: [PerfProxyCommand.self, PerfOriginCommand.self, PerfEngineCommand.self]
+        abstract: "Measure Deadzone's own performance on loopback (`bench perf gate --quick`: the gate CI runs).",
+        subcommands: [PerfProxyCommand.self, PerfOriginCommand.self, PerfEngineCommand.self, PerfGateCommand.self]
     )
 }
 

@@ -7,6 +7,16 @@ import Glibc
 enum PerfThroughput {
     static let writeSize = 256 * 1024
 
+    /// Where the client's stream goes on its way to the server.
+    enum Path: String, Sendable, CaseIterable {
+        /// client → 127.0.0.1 server.
+        case direct
+        /// client → `PerfBareForwarder` on 127.0.0.2 → server.
+        case bareForwarder = "bare forwarder"
+        /// client → in-process conditioner's wifi listener (transparent profile) → server.
+        case conditioner
+    }
+
     struct Measurement: Sendable {
         var bytes: Int
         var seconds: Double
@@ -28,8 +38,8 @@ enum PerfThroughput {
                 """
         )
         do {
-            let direct = try measure(viaProxy: false, seconds: seconds)
-            let proxied = try measure(viaProxy: true, seconds: seconds)
+            let direct = try measure(.direct, seconds: seconds)
+            let proxied = try measure(.conditioner, seconds: seconds)
             section.figures = figures(direct: direct, proxied: proxied)
             section.notes.append(String(format: "moved %.1f GiB direct, %.1f GiB through the proxy",
                                         Double(direct.bytes) / 1_073_741_824, Double(proxied.bytes) / 1_073_741_824))
@@ -52,14 +62,23 @@ enum PerfThroughput {
         ]
     }
 
-    static func measure(viaProxy: Bool, seconds: Double) throws -> Measurement {
+    /// One stream of `seconds` along `path`, timed at the receiver.
+    static func measure(_ path: Path, seconds: Double) throws -> Measurement {
         let (listener, port) = try PerfSocket.listen()
         defer { close(listener) }
         var conditioner: LinkConditioner?
         defer { conditioner?.stop() }
+        var forwarder: PerfBareForwarder?
+        defer { forwarder?.stop() }
         var host = "127.0.0.1"
         var targetPort = port
-        if viaProxy {
+        switch path {
+        case .direct: break
+        case .bareForwarder:
+            let started = try PerfBareForwarder(upstreamPort: port)
+            forwarder = started
+            (host, targetPort) = (PerfBareForwarder.host, started.port)
+        case .conditioner:
             let started = try PerfProxyHarness.start(upstreamPort: port)
             conditioner = started
             host = PerfProxyHarness.wifiHost

@@ -3,10 +3,16 @@ import Foundation
 /// What every benchmark run returns: its sections, and the tally of them.
 public protocol PerfReport: Encodable, Sendable {
     var sections: [PerfSection] { get }
+    /// Lines printed after the summary (a gate's verdict); none by default.
+    var verdictLines: [String] { get }
+    /// Whether the command exits 1: by default, when a section could not be measured.
+    var failed: Bool { get }
 }
 
 extension PerfReport {
     public var tally: PerfTally { PerfTally(sections) }
+    public var verdictLines: [String] { [] }
+    public var failed: Bool { tally.errors > 0 }
 
     /// The report as `--json` prints it: pretty, keys sorted, slashes unescaped, no final newline.
     public func jsonData() throws -> Data {

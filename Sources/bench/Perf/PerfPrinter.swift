@@ -19,11 +19,11 @@ struct PerfPrinter: Sendable {
         }
     }
 
-    /// The summary and tally, then the JSON report if asked; exit 1 when a section has an error.
+    /// The summary, tally and verdict, then the JSON report if asked; exit 1 when `report.failed`.
     func finish(_ report: some PerfReport) throws {
-        write(PerfFormat.summary(report.sections))
+        write(PerfFormat.summary(report.sections) + report.verdictLines)
         if json { FileHandle.standardOutput.writeSurvivingSignals(try report.jsonData() + Data("\n".utf8)) }
-        if report.tally.errors > 0 { throw ExitCode(1) }
+        if report.failed { throw ExitCode(1) }
     }
 
     private func write(_ lines: [String]) {
