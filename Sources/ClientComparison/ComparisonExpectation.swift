@@ -43,3 +43,17 @@ public struct ComparisonExpectation: Sendable, Hashable, CustomStringConvertible
         }
     }
 }
+
+extension ComparisonExpectation {
+    /// What fails `bench compare`: each of `expected`'s violations in `report`, and
+    /// Deadzone's engine not coming out ok in a mode it ran (it must, in every mode).
+    public static func failures(_ expected: [ComparisonExpectation], in report: ComparisonReport) -> [String] {
+        var broken = expected.flatMap { $0.violations(in: report) }
+        let ours = report.runs.filter { $0.client == "deadzone" && $0.outcome != .ok }
+        if !ours.isEmpty {
+            broken.append("Deadzone's engine did not come out ok in: "
+                + ours.map { "\($0.mode.rawValue) (\($0.outcome.rawValue))" }.joined(separator: ", "))
+        }
+        return broken
+    }
+}

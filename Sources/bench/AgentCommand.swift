@@ -57,10 +57,7 @@ struct AgentAppCommand: AsyncParsableCommand {
             misbehavior: misbehave.flatMap(AgentMisbehavior.init(rawValue:)),
             rentalRenewalLead: renewalLead.map { .milliseconds(Int64($0 * 1000)) })
         let status: Int32
-        do { status = try await AgentRuntime.run(options: options) } catch {
-            FileHandle.standardError.writeSurvivingSignals(Data("error: the agent cannot start: \(error)\n".utf8))
-            throw ExitCode(2)
-        }
+        do { status = try await AgentRuntime.run(options: options) } catch { exitBadInput("the agent cannot start: \(error)") }
         if status != 0 { throw ExitCode(status) }
     }
 }

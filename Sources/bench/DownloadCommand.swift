@@ -74,19 +74,11 @@ struct DownloadCommand: AsyncParsableCommand {
                 print(line)
                 fflush(nil)
             }
-        } catch { fail(error.description, code: error.exitCode) }
+        } catch { exitWithError(error.description, code: error.exitCode) }
         for line in failed { FileHandle.standardError.writeSurvivingSignals(Data("error: \(line)\n".utf8)) }
         if !failed.isEmpty { throw ExitCode(1) }
     }
 }
 
 /// Prints `message` on stderr and exits 2 (bad input).
-private func badInput(_ message: String) -> Never {
-    fail(message, code: 2)
-}
-
-/// Prints `message` on stderr and exits with `code`.
-private func fail(_ message: String, code: Int32) -> Never {
-    FileHandle.standardError.writeSurvivingSignals(Data("error: \(message)\n".utf8))
-    exit(code)
-}
+private func badInput(_ message: String) -> Never { exitBadInput(message) }

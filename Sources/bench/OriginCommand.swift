@@ -63,21 +63,16 @@ struct OriginCommand: AsyncParsableCommand {
         configuration.catalog = CatalogConfiguration(seed: seed, sizeScale: sizeScale)
         configuration.controlAPIEnabled = true
         if let faults {
-            do { configuration.faultRules = try FaultRuleSet.load(contentsOf: faults) } catch {
-                FileHandle.standardError.writeSurvivingSignals(Data("error: --faults \(error)\n".utf8))
-                throw ExitCode(2)
-            }
+            do { configuration.faultRules = try FaultRuleSet.load(contentsOf: faults) } catch { exitBadInput("--faults \(error)") }
         }
         if media == .real {
             configuration.media = .real(RealMediaConfiguration(cacheDirectory: mediaCache ?? RealMediaConfiguration.defaultCacheDirectory))
         }
         let server: OriginServer
         do { server = try await OriginServer.start(configuration: configuration) } catch let error as ContentError {
-            FileHandle.standardError.writeSurvivingSignals(Data("error: \(error)\n".utf8))
-            throw ExitCode(2)
+            exitBadInput("\(error)")
         } catch {
-            FileHandle.standardError.writeSurvivingSignals(Data("error: cannot listen on \(host):\(port): \(error)\n".utf8))
-            throw ExitCode(1)
+            exitWithError("cannot listen on \(host):\(port): \(error)", code: 1)
         }
         let base = "http://\(host):\(server.port)"
         switch server.store.media {

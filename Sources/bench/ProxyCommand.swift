@@ -53,10 +53,7 @@ struct ProxyCommand: AsyncParsableCommand {
 
     func run() async throws {
         var loaded: Profile
-        do { loaded = try Profile.load(contentsOf: profile) } catch {
-            FileHandle.standardError.writeSurvivingSignals(Data("error: \(error)\n".utf8))
-            throw ExitCode(2)
-        }
+        do { loaded = try Profile.load(contentsOf: profile) } catch { exitBadInput("\(error)") }
         if let seed { loaded.seed = seed }
         let configuration = ConditionerConfiguration(
             upstream: SocketAddress(parsing: upstream)!,
@@ -71,10 +68,7 @@ struct ProxyCommand: AsyncParsableCommand {
         let conditioner: LinkConditioner
         do {
             conditioner = try LinkConditioner.start(configuration: configuration, sink: FanOutSink(sinks))
-        } catch {
-            FileHandle.standardError.writeSurvivingSignals(Data("error: \(error)\n".utf8))
-            throw ExitCode(1)
-        }
+        } catch { exitWithError("\(error)", code: 1) }
         print("profile \(loaded.name): \(loaded.description) (seed \(loaded.seed), \(Units.format(loaded.duration)))")
         for kind in InterfaceKind.allCases {
             print("\(kind) \(conditioner.endpoints[kind]!)")
@@ -94,9 +88,6 @@ struct ProxyCommand: AsyncParsableCommand {
         writer?.close()
         print(CountersTable.render(snapshot))
         if closeResult != 0 { print("warning: uv_loop_close returned \(closeResult) (a handle leaked)") }
-        if let logFailure {
-            FileHandle.standardError.writeSurvivingSignals(Data("error: \(logFailure)\n".utf8))
-            throw ExitCode(1)
-        }
+        if let logFailure { exitWithError("\(logFailure)", code: 1) }
     }
 }

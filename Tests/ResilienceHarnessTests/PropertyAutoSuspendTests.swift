@@ -62,6 +62,33 @@ import Testing
         expectEvidence(verdict, at: 15, contains: "download d1 suspended(network) → failed")
     }
 
+    /// The Python engine's crash-recovery under flaky-wifi: the app was force-quit at 8 s
+    /// and launched again at 9.9 s, WiFi dropped at 10 s, and the app reported the
+    /// interrupted download failed at 10.6 s, as a force-quit requires. The launch failed
+    /// it, not the outage; failing later, after another change, is the outage's.
+    @Test func aFailureTheLaunchAfterAForceQuitMadeIsNotTheOutages() {
+        var b = TraceBuilder()
+        b.request("d1", video: "clear", at: 0)
+        b.state("d1", .downloading, at: 1)
+        b.kill(at: 8)
+        b.launch(after: .userForceQuit, at: 9.9)
+        b.interface(.wifi, up: false, mode: .reset, at: 10)
+        b.state("d1", .failed, at: 10.6)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome != .failed, "\(verdict.evidence)")
+        expectEvidence(verdict, at: 10.6, contains: "download d1 → failed after the launch after userForceQuit at 9.900 s")
+
+        var later = TraceBuilder()
+        later.request("d1", video: "clear", at: 0)
+        later.state("d1", .downloading, at: 1)
+        later.kill(at: 8)
+        later.launch(after: .userForceQuit, at: 9.9)
+        later.state("d1", .downloading, at: 9.95)
+        later.interface(.wifi, up: false, mode: .reset, at: 10)
+        later.state("d1", .failed, at: 10.6)
+        #expect(evaluate(id, later).outcome == .failed, "a failure after another change is not the launch's")
+    }
+
     @Test func aLateResumptionFails() {
         let verdict = evaluate(id, outage(resumeAt: 40, doneAt: 50))
         #expect(verdict.outcome == .failed)

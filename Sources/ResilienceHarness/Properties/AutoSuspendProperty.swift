@@ -147,7 +147,13 @@ private struct AutoSuspendRule {
 
     private mutating func checkNoFailure(_ download: TracedDownload, since outage: TraceInterval) {
         for failure in download.changes where failure.t >= outage.start && failure.to == .failed {
-            let lost = trace.launches.first { $0.after.failsDownloadsInFlight && $0.t >= outage.start && $0.t <= failure.t }
+            // Failed as the first change after a launch after a force-quit or a reboot: that
+            // launch, not the outage, failed it, whether it came before the outage or during
+            // it (crash-recovery requires it).
+            let lost = trace.launches.last { launch in
+                launch.after.failsDownloadsInFlight && launch.t <= failure.t
+                    && download.firstChange(from: launch.t) { _ in true } == failure
+            }
             if let lost {
                 findings.support(failure.t, "download \(download.token) → failed after the launch after \(lost.after) at "
                     + "\(Wording.time(lost.t)) (crash-recovery judges it)")

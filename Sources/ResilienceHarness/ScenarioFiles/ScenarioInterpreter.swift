@@ -81,12 +81,16 @@ struct ScenarioInterpreter {
         }
     }
 
-    /// `cancel-if-unsettled`: the user cancels a download that has not settled.
+    /// `cancel-if-unsettled`: the user cancels a download that has not settled. One that
+    /// settles as the user taps (the app refuses: nothing in flight) is noted and kept, as
+    /// `userIfInFlight` does (sequential gate run: the late half's download completed the
+    /// instant its window closed).
     private func cancelIfUnsettled(_ name: String, on s: ScenarioContext) async throws {
         let token = try token(name)
         guard await !s.allSettled([token]) else { return }
         await s.note("download \(token) (\(name)) was not finished: the user cancels it")
-        try await s.user(.cancel, token)
+        try await s.userIfInFlight(.cancel, token, name: name)
+        guard ![.downloaded, .failed].contains(s.collector.live.states[token]) else { return }
         try await s.wait("the cancelled download to be gone", timeout: ScenarioStep.goneTimeout) {
             $0.states[token] == .notDownloaded
         }

@@ -89,7 +89,7 @@ struct MatrixCommand: AsyncParsableCommand {
             options: { entry in
                 HarnessOptions(
                     profile: entry.profile, profilePath: entry.profilePath, seed: seed ?? entry.profile.seed,
-                    timeLimit: limit, app: entry.app, agentName: entry.agent)
+                    timeLimit: limit, app: entry.app, agentName: entry.agent, jobs: SuiteRun.defaultJobs)
             },
             started: { entry, index in
                 output.write("== [\(index + 1)/\(entries.count)] \(entry.agent) under \(entry.profile.name): \(entry.app.description)\n")

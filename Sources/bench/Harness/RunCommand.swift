@@ -80,10 +80,7 @@ struct SuiteOptions: ParsableArguments {
     @Option(name: .customLong("time-limit"), help: "Seconds one scenario may take before it is stopped and failed.")
     var timeLimit: Double = 240
 
-    @Option(help: ArgumentHelp(
-        "How many scenarios play at the same time (default: all, at most \(SuiteRun.defaultJobs); 1: one after another).",
-        discussion: "Each has its own origin, conditioner, ports, storage, app and trace. A failed verdict of a scenario "
-            + "whose timer ran late under load says so (report.json `load`)."))
+    @Option(help: "How many scenarios play at the same time (default: all, at most \(SuiteRun.defaultJobs); 1: one by one).")
     var jobs: Int?
 
     @Option(help: ArgumentHelp(

@@ -17,10 +17,8 @@ struct SuiteRun {
     /// `--agent`: the app under test as one command line; nil for `bench agent`.
     var agentCommand: String? = nil
     var progressOnStandardError: Bool
-    /// `--jobs`: the most scenarios played at once; nil for `defaultJobs`.
+    /// `--jobs`: the most scenarios played at once; nil for `defaultJobs` (all of a suite of up to 8).
     var jobs: Int? = nil
-
-    /// How many scenarios play at once by default: every one of a suite of up to 8.
     static let defaultJobs = 8
 
     /// Bad input: exit 2 with a message that says what to do.
@@ -113,7 +111,10 @@ struct SuiteRun {
 }
 
 /// Prints `message` on stderr and exits 2 (bad input).
-func exitBadInput(_ message: String) -> Never {
+func exitBadInput(_ message: String) -> Never { exitWithError(message, code: 2) }
+
+/// Prints `error: message` on stderr and exits with `code`.
+func exitWithError(_ message: String, code: Int32) -> Never {
     FileHandle.standardError.writeSurvivingSignals(Data("error: \(message)\n".utf8))
-    exit(2)
+    exit(code)
 }
