@@ -155,6 +155,25 @@ import Testing
         expectEvidence(passed, at: 10, contains: "0 origin requests for download d2")
     }
 
+    /// Chaos seed 5: two transfers cut by a 2.9 s outage retried 14 times between them;
+    /// each transfer cut may retry its own requests, so the bound is per transfer.
+    @Test func theBoundGrowsWithTheTransfersTheOutageCut() {
+        var two = outage(downloads: ["d1", "d2"])
+        two.refused(.wifi, count: 14, from: 10, every: 0.2)
+        two.interface(.wifi, up: true, at: 12.9)
+        two.conditionerUp(.wifi, at: 12.9)
+        let shared = evaluate(id, two)
+        #expect(shared.outcome == .passed, "\(shared.evidence)")
+        expectEvidence(shared, at: 10, contains: "within the bound of 25.8 (2 transfers cut × (10 + 1.0 per second × 2.9 s))")
+        var one = outage(downloads: ["d1"])
+        one.refused(.wifi, count: 14, from: 10, every: 0.2)
+        one.interface(.wifi, up: true, at: 12.9)
+        one.conditionerUp(.wifi, at: 12.9)
+        let alone = evaluate(id, one)
+        #expect(alone.outcome == .failed)
+        expectEvidence(alone, at: 10, contains: "above the bound of 12.9 (10 + 1.0 per second × 2.9 s)")
+    }
+
     @Test func attemptsBeforeADownloadWasRequestedAreNotItsRetries() {
         var b = TraceBuilder()
         b.interface(.wifi, up: false, mode: .refuse, at: 0)

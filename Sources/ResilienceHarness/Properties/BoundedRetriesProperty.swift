@@ -14,10 +14,12 @@ extension Property {
     ///   on those interfaces during the outage (accepted, which a blackholed interface
     ///   does and then holds, or refused: accepted and reset at once by a down interface,
     ///   `connectionRefused`), from the outage's start (or the first in-flight download's
-    ///   request, if later) to its end, number at most `context.retryBurst +
-    ///   context.retryRate × seconds`. The conditioner cannot tell downloads apart, so
-    ///   the attempts are the app's, not one download's: an outage shared by several
-    ///   downloads is judged once, naming them.
+    ///   request, if later) to its end, number at most `transferring ×
+    ///   (context.retryBurst + context.retryRate × seconds)`, where `transferring` is the
+    ///   number of those downloads `downloading` when the outage began (at least 1): each
+    ///   transfer cut retries its own requests. The conditioner cannot tell downloads
+    ///   apart, so the attempts are the app's, not one download's: an outage shared by
+    ///   several downloads is judged once, naming them.
     /// - **Origin requests**, from the origin's log: for each of those downloads, the
     ///   requests for its video that start inside the outage number at most
     ///   `context.maximumRequestsPerOutage` (few reach the origin with the link down;
@@ -115,7 +117,8 @@ struct RetryOutage {
         let seconds = Double(end - start) / 1e9
         let rate = seconds > 0 ? Double(attempts.count) / seconds : 0
         let steady = context.retryRate.isNaN ? 0 : max(0, context.retryRate) * seconds
-        let bound = Double(context.retryBurst) + steady
+        let transferring = max(1, downloads.filter { $0.state(atOrBefore: interval.start) == .downloading }.count)
+        let bound = Double(transferring) * (Double(context.retryBurst) + steady)
         let violates = Double(attempts.count) > bound
         let names = allowed.map(\.rawValue).sorted().joined(separator: " or ")
         let window = start > interval.start ? ", counted from the request at \(Wording.time(start))" : ""
@@ -124,8 +127,9 @@ struct RetryOutage {
             + "(\(attempts.count - refused) accepted, \(refused) refused at the conditioner) during the outage from "
             + "\(Wording.time(interval.start)) (\(interval.startCause)) lasting \(Wording.seconds(end - interval.start))"
             + "\(window): \(Self.format(rate)) per second, "
-            + (violates ? "above" : "within") + " the bound of \(Self.format(bound)) (\(context.retryBurst) + "
-            + "\(Self.format(context.retryRate)) per second × \(Self.format(seconds)) s); "
+            + (violates ? "above" : "within") + " the bound of \(Self.format(bound)) ("
+            + (transferring > 1 ? "\(transferring) transfers cut × (" : "") + "\(context.retryBurst) + "
+            + "\(Self.format(context.retryRate)) per second × \(Self.format(seconds)) s" + (transferring > 1 ? ")" : "") + "); "
             + "\(downloads.count == 1 ? "download" : "downloads") \(tokens) in flight (the app's attempts: the "
             + "conditioner cannot tell downloads apart)"
         return (attempts.count, rate, violates, text)
