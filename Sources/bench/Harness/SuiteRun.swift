@@ -104,9 +104,13 @@ struct SuiteRun {
         AppCommandLine(executable: executablePath(), arguments: options.benchArguments)
     }
 
-    /// This executable, for the agent child processes.
+    /// This executable, for the agent child processes: its path, or `/proc/self/exe` itself
+    /// once the file was replaced under the running process (a rebuild: the link then names
+    /// a "(deleted)" path, while the running image can still be executed through it).
     static func executablePath() -> String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        if let target, FileManager.default.isExecutableFile(atPath: target) { return target }
+        return target == nil ? CommandLine.arguments[0] : "/proc/self/exe"
     }
 }
 
