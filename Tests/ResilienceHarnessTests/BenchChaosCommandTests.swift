@@ -30,7 +30,7 @@ import Testing
     }
 
     /// Two seeds play at once (`--jobs 2`); the first failure stops new seeds
-    /// (`--stop-at-first-failure`), so seed 3 never plays; each failed seed is shrunk.
+    /// (`--stop-at-first-failure`), so seed 3 never plays; the lowest failed seed is shrunk.
     @Test func aFailingSeedIsShrunkWithinItsBound() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
@@ -54,6 +54,7 @@ import Testing
         #expect(minimal.name == "chaos-\(seed)-min" && minimal.summary.contains("still fail "))
         #expect(run.stdout.contains("stopped at the first failure: 1 seed not played"), "\(run.stdout)")
         #expect(!FileManager.default.fileExists(atPath: scratch.out + "/seed-3.yaml"))
+        #expect(!FileManager.default.fileExists(atPath: scratch.out + "/seed-2.min.yaml"), "one counterexample is shrunk")
         #expect(run.stdout.contains("chaos: 0 of 2 seeds passed, 2 failed (1, 2)"), "\(run.stdout)")
     }
 

@@ -21,8 +21,9 @@ public struct ChaosOptions: Sendable {
     /// The most seeds played at the same time (each its own scenario, origin, conditioner
     /// and app); shrinking plays one candidate at a time.
     public var jobs: Int = 1
-    /// Start no new seed once one has failed (the seeds already playing finish): a
-    /// campaign that only needs one counterexample, e.g. to show a misbehaviour is caught.
+    /// Start no new seed once one has failed (the seeds already playing finish), and
+    /// shrink only the lowest failing seed: a campaign that needs one counterexample, e.g.
+    /// to show a misbehaviour is caught.
     public var stopAtFirstFailure = false
 
     public init(
@@ -71,8 +72,12 @@ public enum ChaosRunner {
             + "\(options.profile.name)\(together) (\(shrinking))")
         let played = await playSeeds(options, generator: generator, commands: commands, writeReports: writeReports, say: say)
         var results: [ChaosSeedResult] = []
+        var shrunk = 0
         for var outcome in played {
-            if let failure = outcome.failure, failure.unsupported == nil, options.shrinkRuns > 0 {
+            // One counterexample is what --stop-at-first-failure asks for: the lowest failing seed is shrunk.
+            let wanted = !options.stopAtFirstFailure || shrunk == 0
+            if wanted, let failure = outcome.failure, failure.unsupported == nil, options.shrinkRuns > 0 {
+                shrunk += 1
                 let file = generator.scenario(seed: outcome.seed)
                 outcome.shrunk = try await shrink(file, seed: outcome.seed, failure: failure, options: options, commands: commands,
                                                   writeReports: writeReports, say: say)

@@ -27,7 +27,7 @@ struct ChaosCommand: AsyncParsableCommand {
     @Option(help: "The most harness runs shrinking one failing seed may take (0: no shrinking).") var shrinkRuns = 40
     @Option(help: "The most time shrinking one failing seed may take, e.g. 10m.") var shrinkTime = "10m"
     @Option(help: "How many seeds play at the same time (shrinking plays one run at a time).") var jobs = 1
-    @Flag(help: "Start no new seed once one has failed, then shrink what failed.") var stopAtFirstFailure = false
+    @Flag(help: "Start no new seed once one has failed; shrink the lowest failing seed.") var stopAtFirstFailure = false
 
     func run() async throws {
         let suite = SuiteRun(
