@@ -6,7 +6,7 @@ import Testing
 struct StorePackageFilesTests {
     typealias F = StoreFixtures
 
-    @Test("commit turns the .part into the final file, syncs it and leaves no .part behind")
+    @Test("commit turns the .part into the final file, syncs it and leaves no .part behind; again, it finds it committed")
     func commit() async throws {
         try await F.withTemporaryDirectory { dir in
             let files = PackageFiles(directory: dir + "/pkg")
@@ -18,7 +18,11 @@ struct StorePackageFilesTests {
             #expect(!F.exists(part))
             #expect(try Data(contentsOf: URL(fileURLWithPath: files.finalPath(for: segment))) == Data((0..<200).map { UInt8($0) }))
 
-            // Committing again: there is no .part any more, and the error says so.
+            // Committing again (a worker stopped as another started had committed it): the
+            // final file is the segment, its size comes back.
+            #expect(try files.commit(segment) == 200)
+            // With neither a .part nor a final file, the error says so.
+            try FileManager.default.removeItem(atPath: files.finalPath(for: segment))
             let error = #expect(throws: PackageFileError.self) { try files.commit(segment) }
             #expect(error == .system(operation: "open", path: part, errno: ENOENT))
             #expect(error?.description.contains("download") == true)

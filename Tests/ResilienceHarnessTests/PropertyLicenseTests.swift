@@ -96,6 +96,33 @@ import Testing
         #expect(evaluate(id, queuedDownload(delivery: 0.2)).outcome == .passed)
     }
 
+    /// Chaos seed 5: the server issued the license at 9.5 s, WiFi (the only interface
+    /// the download may use) went down at 9.8 s and cut the response, and the app went
+    /// to the background at 10 s, WiFi still down. No app can hold that license: listed,
+    /// not failed. WiFi back before the background: the app had time to ask again.
+    @Test func aLicenseAnOutageCutBeforeTheBackgroundIsNotJudged() {
+        var cut = TraceBuilder()
+        cut.protectedRequest("d1", video: "drm", asset: "drm-a", at: 0)
+        cut.interface(.wifi, up: true, at: 0)
+        cut.interface(.cellular, up: false, mode: .refuse, at: 0)
+        cut.licenseIssued(asset: "drm-a", at: 9.5, delivery: nil)
+        cut.interface(.wifi, up: false, mode: .reset, at: 9.8)
+        cut.lifecycle(foreground: false, at: 10)
+        let verdict = evaluate(id, cut)
+        #expect(verdict.outcome != .failed, "\(verdict.evidence)")
+        expectEvidence(verdict, at: 10, contains: "wifi down (reset) at 9.800 s cut every interface it may use")
+
+        var back = TraceBuilder()
+        back.protectedRequest("d1", video: "drm", asset: "drm-a", at: 0)
+        back.interface(.wifi, up: true, at: 0)
+        back.interface(.cellular, up: false, mode: .refuse, at: 0)
+        back.licenseIssued(asset: "drm-a", at: 9.5, delivery: nil)
+        back.interface(.wifi, up: false, mode: .reset, at: 9.8)
+        back.interface(.wifi, up: true, at: 9.9)
+        back.lifecycle(foreground: false, at: 10)
+        #expect(evaluate(id, back).outcome == .failed, "WiFi was back before the background")
+    }
+
     @Test func aDownloadThatEndedBeforeTheBackgroundOwesNoLicenseThen() {
         var b = TraceBuilder()
         b.protectedRequest("d1", video: "drm", at: 0)

@@ -15,9 +15,15 @@ extension DownloadManager {
     /// gone from the path the transfer cannot start: that is a network failure like any
     /// other, so the download stalls and retries with backoff, instead of staying
     /// `downloading` with no transfer until some later path update happens to differ.
+    ///
+    /// The new worker starts once the stopped one has ended (at most 2 s): two workers
+    /// on one package would write the same `.part` files, and one would find its file
+    /// renamed away by the other (chaos seed 5: a path change mid-segment failed the
+    /// download for storage).
     func startTransfer(_ token: DownloadToken, over kind: InterfaceKind) {
         guard var entry = entries[token] else { return }
         entry.stopTransfer()
+        let previous = entry.stoppedTransfer
         guard let interface = pathProvider.currentPath.interface(kind) else {
             entry.nextRetryKind = .network
             entry.lastError = "\(kind) is no longer in the network path"
@@ -37,7 +43,10 @@ extension DownloadManager {
             storageCushionBytes: storageCushionBytes, freeSpace: configuration.freeSpace,
             recorder: ProgressRecorder(index: index, clock: configuration.clock, configuration: configuration.progressBatching),
             artwork: entry.video.map(PackageArtwork.init(video:)))
-        entries[token]?.transfer = Task { await worker.run() }
+        entries[token]?.transfer = Task {
+            if let previous { await Self.waitForEnd(of: previous, atMost: .seconds(2)) }
+            await worker.run()
+        }
     }
 
     /// While storage is short, checks free space every second and lifts the suspension

@@ -67,7 +67,13 @@ public struct PackageFiles: Sendable, Hashable {
         try Self.checkInside(localPath)
         let final = directory + "/" + localPath
         let part = final + ".part"
-        let size = try Self.sync(part)
+        let size: Int64
+        do { size = try Self.sync(part) } catch {
+            // Committed already, by a worker that was stopped as this one started: the
+            // final file is the segment; nothing is left to rename.
+            if case .system(_, _, ENOENT) = error, access(part, F_OK) != 0, let existing = Self.fileSize(final) { return existing }
+            throw error
+        }
         guard rename(part, final) == 0 else { throw .system(operation: "rename", path: part, errno: errno) }
         _ = try Self.sync(URL(fileURLWithPath: final).deletingLastPathComponent().path, directory: true)
         return size

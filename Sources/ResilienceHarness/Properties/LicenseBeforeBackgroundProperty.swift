@@ -13,7 +13,10 @@ extension Property {
     /// true)`, its asset from `.harness(.licenseKeyOf)`):
     /// - (a) when the app went to the background (the first `lifecycle(foreground: false)`
     ///   after the request), a license for its asset had reached it, unless the download
-    ///   had already ended (`failed`, `notDownloaded`);
+    ///   had already ended (`failed`, `notDownloaded`), or the app had asked for it (the
+    ///   server issued one) and an outage of every interface the download may use cut
+    ///   the response before it arrived and lasted to the background: no app can hold a
+    ///   license the network did not deliver (listed, not failed);
     /// - (b) when its first encrypted segment request started at the origin (the
     ///   earliest start, `t − duration`, of a media segment of its video after the
     ///   request), a license for its asset had reached it;
@@ -108,6 +111,15 @@ private struct LicenseRule {
         }
         if let held = log.delivered(forAsset: asset, before: background.start) {
             findings.support(background.start, "app to background after download \(download.token)'s \(heldText(held))")
+        } else if let issued = log.issued(forAsset: asset).last(where: { $0.t < background.start }),
+            let outage = trace.interfaces.outages(allowed: download.allowedInterfaces).first(where: {
+                $0.start >= issued.t && $0.start <= background.start && $0.contains(background.start)
+            })
+        {
+            findings.support(background.start, "app to background at \(Wording.time(background.start)) before download "
+                + "\(download.token)'s license arrived: the server issued it at \(Wording.time(issued.t)), and "
+                + "\(outage.startCause) at \(Wording.time(outage.start)) cut every interface it may use before the "
+                + "response arrived; not judged")
         } else {
             findings.violation(background.start, "app to background (harness) at \(Wording.time(background.start)) "
                 + "while download \(download.token) had no license: " + serverText(asset, at: background.start))
