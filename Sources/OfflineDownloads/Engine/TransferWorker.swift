@@ -140,7 +140,9 @@ struct TransferWorker: Sendable {
             var failure: TransferFailure?
             var inFlight = 0
             func next() {
-                guard failure == nil, let segment = queue.popFirst() else { return }
+                // A stopped worker (pause, path change) starts no new segment: one that
+                // finished as it was stopped must not open the next `.part` behind it.
+                guard failure == nil, !Task.isCancelled, let segment = queue.popFirst() else { return }
                 inFlight += 1
                 group.addTask {
                     do throws(TransferFailure) { return .stored(try await fetchOne(segment, range: ranges[segment.key])) }
