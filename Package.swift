@@ -127,13 +127,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "BenchCoreTests", dependencies: ["BenchCore"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Fixtures")]),
+        // The waits and traits the test targets share (`eventually`, `.cpuHeavy`); no product ships it.
+        .target(name: "TestSupport", dependencies: ["BenchCore"], path: "Tests/TestSupport"),
+        .testTarget(name: "BenchCoreTests", dependencies: ["TestSupport", "BenchCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "HLSPlaylistTests", dependencies: ["TestSupport", "HLSPlaylist"], resources: [.copy("Fixtures")]),
         .testTarget(name: "AppProtocolTests", dependencies: ["AppProtocol", "BenchCore"]),
         .testTarget(name: "BenchVocabularyTests", dependencies: ["BenchVocabulary", "AppProtocol", "BenchCore"]),
         .testTarget(
             name: "FixtureOriginTests",
             dependencies: [
+                "TestSupport",
                 "FixtureOrigin", "BenchCore", "HLSPlaylist",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -142,9 +145,9 @@ let package = Package(
         ),
         .testTarget(
             name: "OfflineDownloadsTests",
-            dependencies: ["OfflineDownloads", "BenchCore", "HLSPlaylist", "FixtureOrigin", "LinkConditioner"]
+            dependencies: ["TestSupport", "OfflineDownloads", "BenchCore", "HLSPlaylist", "FixtureOrigin", "LinkConditioner"]
         ),
-        .testTarget(name: "LinkConditionerTests", dependencies: ["LinkConditioner", "BenchCore", "CLibUV"]),
+        .testTarget(name: "LinkConditionerTests", dependencies: ["TestSupport", "LinkConditioner", "BenchCore", "CLibUV"]),
         .testTarget(
             name: "EngineAgentTests",
             dependencies: ["EngineAgent", "AppProtocol", "BenchCore", "OfflineDownloads"]
@@ -152,6 +155,7 @@ let package = Package(
         .testTarget(
             name: "ResilienceHarnessTests",
             dependencies: [
+                "TestSupport",
                 "ResilienceHarness", "AppProtocol", "EngineAgent", "BenchCore", "FixtureOrigin", "LinkConditioner",
                 "ClientComparison",
             ]
@@ -161,7 +165,7 @@ let package = Package(
             dependencies: ["BenchReports", "BenchVocabulary", "BenchResults", "AppProtocol", "BenchCore"]),
         .testTarget(
             name: "ClientComparisonTests",
-            dependencies: ["ClientComparison", "BenchVocabulary", "BenchResults", "BenchCore", "FixtureOrigin", "LinkConditioner"]
+            dependencies: ["TestSupport", "ClientComparison", "BenchVocabulary", "BenchResults", "BenchCore", "FixtureOrigin", "LinkConditioner"]
         ),
         .testTarget(name: "PerformanceTests", dependencies: ["Performance", "FixtureOrigin", "BenchCore"]),
     ],

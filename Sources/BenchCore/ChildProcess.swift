@@ -118,11 +118,11 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    /// Waits for the end without holding a thread of Swift's cooperative pool.
+    /// Waits for the end without holding a thread of Swift's cooperative pool (the wait
+    /// blocks a thread of `OffPool`'s).
+    @discardableResult
     public func exit() async -> Termination {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: self.waitForExit()) }.start()
-        }
+        await OffPool.run { self.waitForExit() }
     }
 
     /// Sends `signal` (SIGTERM by default) unless it has ended.
@@ -146,7 +146,8 @@ public final class ChildProcess: Sendable {
     }
 
     /// Runs `executable` to its end, or kills it (SIGKILL) after `timeout`; its stdout
-    /// and stderr as text. Waits on a thread of its own.
+    /// and stderr as text. Waits on a thread outside the cooperative pool, and the time
+    /// limit is a `Timekeeper` timer: neither needs a free pool thread.
     public static func run(
         _ executable: String, _ arguments: [String], directory: String? = nil, timeout: Duration? = nil
     ) async throws(ChildProcessError) -> Outcome {
@@ -156,8 +157,7 @@ public final class ChildProcess: Sendable {
         let child = try spawn(executable, arguments, stdout: .file(paths.out), stderr: .file(paths.err), directory: directory)
         let killed = KilledFlag()
         let watchdog = timeout.map { limit in
-            Task {
-                try await Task.sleep(for: limit)
+            Timekeeper.shared.schedule(after: limit) {
                 killed.value.withLock { $0 = child.isRunning }
                 child.send(SIGKILL)
             }

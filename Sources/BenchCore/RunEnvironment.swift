@@ -1,4 +1,3 @@
-import BenchCore
 import Foundation
 
 /// Versions and host facts for a report's `run` metadata.

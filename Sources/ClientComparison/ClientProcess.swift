@@ -73,7 +73,7 @@ public final class ClientProcess: Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let status = poll() { return status }
-            try? await Task.sleep(for: .milliseconds(10))
+            _ = try? await Timekeeper.shared.sleep(for: .milliseconds(10))
         }
         return poll()
     }

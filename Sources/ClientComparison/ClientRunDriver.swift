@@ -52,7 +52,7 @@ struct ClientRunDriver {
             let profile = Profile(
                 name: "\(options.profile.name)/\(mode.rawValue)", seed: options.seed(of: mode),
                 initial: mode.initialSetup(base: links, settings: options.settings))
-            conditioner = try LinkConditioner.start(
+            conditioner = try await LinkConditioner.start(
                 configuration: ConditionerConfiguration(
                     upstream: SocketAddress(host: "127.0.0.1", port: UInt16(origin.port)), proxyProtocol: true,
                     profile: profile, playTimeline: false, epoch: collector.epoch),
@@ -70,7 +70,7 @@ struct ClientRunDriver {
                 .output: output, .workdir: directory, .bench: options.executable,
             ])
         } catch {
-            _ = conditioner.stop()
+            await conditioner.stop()
             return failure(error.description)
         }
         let logStart = origin.requestLog.count
@@ -124,7 +124,7 @@ struct ClientRunDriver {
         }
 
         guard launch() else {
-            _ = conditioner.stop()
+            await conditioner.stop()
             return failure(launchError ?? "cannot start the client", command: command)
         }
         let runStart = ContinuousClock.now
@@ -156,12 +156,12 @@ struct ClientRunDriver {
                     client: client.name, mode: mode, elapsed: elapsed, limit: options.timeLimit, received: received,
                     content: contentBytes, attempt: attempts.count))
             }
-            try? await Task.sleep(for: .milliseconds(100))
+            _ = try? await Timekeeper.shared.sleep(for: .milliseconds(100))
         }
         await perform(script.finish())
         attempts.last?.process.killStragglers()
         let snapshot = await conditioner.snapshot()
-        _ = conditioner.stop()
+        await conditioner.stop()
         let records = await settledLog(from: logStart)
         var names: [String: InterfaceKind] = [:]
         for (kind, address) in conditioner.endpoints { names[address.description] = kind }
@@ -199,7 +199,7 @@ struct ClientRunDriver {
             let now = origin.requestLog.count
             if now == count { break }
             count = now
-            try? await Task.sleep(for: .milliseconds(300))
+            _ = try? await Timekeeper.shared.sleep(for: .milliseconds(300))
         }
         let log = origin.requestLog
         return Array(log[min(index, log.count)...])

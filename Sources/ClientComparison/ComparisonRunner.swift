@@ -33,7 +33,8 @@ public enum ComparisonRunner {
             throw .content("the fixture origin does not start: \(error)")
         }
         let store = origin.store
-        let made = await onThread { () -> Result<[[UInt8]], ContentError> in
+        // Real media is made by ffmpeg, seconds per segment: off the cooperative pool.
+        let made = await OffPool.run { () -> Result<[[UInt8]], ContentError> in
             do throws(ContentError) {
                 return .success(try ComparisonContent.segments(of: video, in: store) { progress(.preparing(index: $0, count: $1)) })
             } catch {
@@ -79,10 +80,13 @@ public enum ComparisonRunner {
                         endNanoseconds: now, stderrTail: "", error: reason)
                 } else {
                     let directory = (root as NSString).appendingPathComponent("\(client.name)-\(mode.rawValue)")
-                    result = await ClientRunDriver(
+                    let driver = ClientRunDriver(
                         client: client, mode: mode, options: options, links: links, origin: origin, collector: collector,
-                        inspector: inspector, traceConnects: untraced == nil, directory: directory
-                    ).run(progress: progress)
+                        inspector: inspector, traceConnects: untraced == nil, directory: directory)
+                    // The driver keeps the fault script's time: on an executor of its own, never the pool.
+                    let executor = DedicatedExecutor(name: "compare-\(client.name)-\(mode.rawValue)")
+                    result = await executor.run { await driver.run(progress: progress) }
+                    executor.shutdown()
                 }
                 runs.append(result)
                 progress(.runFinished(result))
@@ -122,15 +126,5 @@ public enum ComparisonRunner {
             return "strace cannot trace here (\(why)); ptrace may be forbidden in this container"
         }
         return nil
-    }
-
-    /// Runs blocking `work` on a thread of its own (real media is made by ffmpeg, which
-    /// can take seconds per segment) and returns its value.
-    static func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: work()) }
-            thread.name = "deadzone-compare-content"
-            thread.start()
-        }
     }
 }

@@ -1,3 +1,4 @@
+import BenchCore
 import Foundation
 
 /// Judges a client's output file against the content the origin served: reads it and,
@@ -93,7 +94,7 @@ enum ToolRun {
         let deadline = ContinuousClock.now + timeout
         var status = process.poll()
         while status == nil, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
+            _ = try? await Timekeeper.shared.sleep(for: .milliseconds(20))
             status = process.poll()
         }
         if status == nil { status = await process.killGroup() }

@@ -1,4 +1,5 @@
 import AppProtocol
+import BenchCore
 import Foundation
 import OfflineDownloads
 
@@ -33,14 +34,18 @@ public struct AgentInspector: Sendable {
         let expiration = status == nil ? nil : await engine.licenseExpiration(token)
         let directory = packageDirectory(of: download)
         let master = directory.map { $0 + "/" + OfflinePackage.masterPlaylistPath }
+        // The walk and the hashing of the package read the disk at length: off the pool.
+        let disk = await OffPool.run {
+            (package: master.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil },
+             files: directory.map(AgentPackage.fileCount(in:)) ?? 0,
+             hashes: directory.map(AgentPackage.segmentHashes(in:)) ?? [:],
+             complete: directory.map(AgentPackage.isComplete) ?? false)
+        }
         return AppInspection(
             download: download, known: status != nil, state: status.map { AppState($0.state) },
             playable: offline?.playableOffline ?? false,
             unplayableReason: offline == nil ? "the engine knows no download \(download)" : offline?.unplayableReason,
-            licenseExpiration: expiration,
-            package: master.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil },
-            files: directory.map(AgentPackage.fileCount(in:)) ?? 0,
-            segmentHashes: directory.map(AgentPackage.segmentHashes(in:)) ?? [:],
-            packageComplete: directory.map(AgentPackage.isComplete) ?? false)
+            licenseExpiration: expiration, package: disk.package, files: disk.files, segmentHashes: disk.hashes,
+            packageComplete: disk.complete)
     }
 }

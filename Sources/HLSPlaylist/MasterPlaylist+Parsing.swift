@@ -1,7 +1,9 @@
 extension MasterPlaylist {
     /// Parses a master playlist; throws if `text` is a media playlist or malformed.
     ///
-    /// Pure and thread-safe. Unmodelled tags are kept verbatim in `unknownTags`; comments are dropped.
+    /// Pure and thread-safe. Unmodelled tags are kept verbatim in `unknownTags`; comments are
+    /// dropped. A malformed EXT-X-START or EXT-X-SESSION-DATA (metadata) is a `warnings` entry
+    /// and is kept verbatim in `unknownTags`; see `PlaylistWarning` for which tags are lenient.
     public static func parse(_ text: String) throws(PlaylistError) -> MasterPlaylist {
         switch try Playlist.parse(text) {
         case .master(let master): return master
@@ -45,10 +47,17 @@ extension MasterPlaylist {
         case "EXT-X-INDEPENDENT-SEGMENTS":
             independentSegments = true
         case "EXT-X-START":
-            guard start == nil else { throw PlaylistError(line: line, "EXT-X-START appears twice") }
-            start = try StartPoint(attributes: AttributeList(parsing: value, tag: tag, line: line))
+            let duplicate = start != nil
+            let point = metadata(tag, value, line: line) { () throws(PlaylistError) in
+                if duplicate { throw PlaylistError(line: line, "EXT-X-START appears twice") }
+                return try StartPoint(attributes: AttributeList(parsing: value, tag: tag, line: line))
+            }
+            if let point { start = point }
         case "EXT-X-SESSION-DATA":
-            sessionData.append(try SessionData(attributes: AttributeList(parsing: value, tag: tag, line: line)))
+            let data = metadata(tag, value, line: line) { () throws(PlaylistError) in
+                try SessionData(attributes: AttributeList(parsing: value, tag: tag, line: line))
+            }
+            if let data { sessionData.append(data) }
         case "EXT-X-STREAM-INF":
             pending = (try AttributeList(parsing: value, tag: tag, line: line), line)
         case "EXT-X-MEDIA":
@@ -71,6 +80,20 @@ extension MasterPlaylist {
             sessionKeys.append(key)
         default:
             unknownTags.append(UnknownTag.line(name: tag, value: value))
+        }
+    }
+
+    /// Reads a metadata tag with `read`; when that throws, the problem becomes a warning
+    /// and the line is kept as written in `unknownTags`.
+    private mutating func metadata<T>(
+        _ tag: String, _ value: String?, line: Int, _ read: () throws(PlaylistError) -> T
+    ) -> T? {
+        do {
+            return try read()
+        } catch {
+            warnings.append(.unread(tag, error))
+            unknownTags.append(UnknownTag.line(name: tag, value: value))
+            return nil
         }
     }
 

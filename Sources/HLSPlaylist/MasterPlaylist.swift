@@ -3,7 +3,8 @@
 ///
 /// A plain value: parse it with `MasterPlaylist.parse(_:)` or `Playlist.parse(_:)`, build
 /// or edit it freely, and write it with `render()`. Order within each array is kept.
-/// Tags it does not model are kept verbatim, in order, in `unknownTags`.
+/// Tags it does not model are kept verbatim, in order, in `unknownTags`, and so are
+/// malformed metadata tags, each with an entry in `warnings`.
 public struct MasterPlaylist: Hashable, Sendable, Codable {
     /// EXT-X-VERSION, if present.
     public var version: Int?
@@ -24,6 +25,15 @@ public struct MasterPlaylist: Hashable, Sendable, Codable {
     /// Tags this parser does not model (e.g. EXT-X-CONTENT-STEERING), whole lines
     /// (`#EXT…`) verbatim and in order; `render()` writes them after the header tags.
     public var unknownTags: [String]
+    private var parseWarnings = NotCompared<[PlaylistWarning]>(value: [])
+
+    /// What the parser accepted but ignored: malformed metadata tags, kept verbatim in
+    /// `unknownTags` (see `PlaylistWarning`). Not part of the playlist's meaning: not
+    /// compared, hashed, encoded or rendered.
+    public var warnings: [PlaylistWarning] {
+        get { parseWarnings.value }
+        set { parseWarnings.value = newValue }
+    }
 
     /// Creates a master playlist.
     public init(

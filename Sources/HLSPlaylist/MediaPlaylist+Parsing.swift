@@ -3,7 +3,10 @@ extension MediaPlaylist {
     ///
     /// Pure and thread-safe. Unmodelled tags are kept verbatim (see `MediaSegment.unknownTags`);
     /// comments are dropped. A final EXTINF with no URI is an error in a VOD playlist and
-    /// is ignored, with a `warnings` entry, in a live one.
+    /// is ignored, with a `warnings` entry, in a live one. A malformed metadata tag
+    /// (EXT-X-DATERANGE, EXT-X-PROGRAM-DATE-TIME, EXT-X-START, EXT-X-SKIP's
+    /// RECENTLY-REMOVED-DATERANGES) is a `warnings` entry and is kept verbatim; only what a
+    /// downloader needs throws (see `PlaylistWarning`).
     public static func parse(_ text: String) throws(PlaylistError) -> MediaPlaylist {
         switch try Playlist.parse(text) {
         case .media(let media): return media

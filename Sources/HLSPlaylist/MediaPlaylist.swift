@@ -4,7 +4,9 @@
 /// edit it freely, and write it with `render()`. Tags that apply to following segments
 /// (EXT-X-KEY, EXT-X-MAP) are resolved onto each `MediaSegment`, and byte ranges carry
 /// their absolute offset. Tags it does not model are kept verbatim, in order, on the
-/// segment they precede (`MediaSegment.unknownTags`) or after the last one (`trailingTags`).
+/// segment they precede (`MediaSegment.unknownTags`) or after the last one (`trailingTags`),
+/// and so are malformed metadata tags (EXT-X-DATERANGE, EXT-X-PROGRAM-DATE-TIME,
+/// EXT-X-START), each with an entry in `warnings` (see `PlaylistWarning`).
 public struct MediaPlaylist: Hashable, Sendable, Codable {
     /// EXT-X-PLAYLIST-TYPE.
     public enum PlaylistType: String, Hashable, Sendable, Codable, CaseIterable {
@@ -42,8 +44,10 @@ public struct MediaPlaylist: Hashable, Sendable, Codable {
     public var trailingTags: [String]
     private var parseWarnings = NotCompared<[PlaylistWarning]>(value: [])
 
-    /// What the parser accepted but ignored (a live playlist's final EXTINF with no URI
-    /// yet). Not part of the playlist's meaning: not compared, hashed, encoded or rendered.
+    /// What the parser accepted but ignored: a live playlist's final EXTINF with no URI
+    /// yet, malformed metadata tags (kept verbatim), a malformed RECENTLY-REMOVED-DATERANGES
+    /// (see `PlaylistWarning`). Not part of the playlist's meaning: not compared, hashed,
+    /// encoded or rendered.
     public var warnings: [PlaylistWarning] {
         get { parseWarnings.value }
         set { parseWarnings.value = newValue }

@@ -41,25 +41,38 @@ struct MediaPlaylistParser {
             }
             playlist.playlistType = type
         case "EXT-X-START":
-            try once(name, line: line)
-            playlist.start = try StartPoint(attributes: AttributeList(parsing: value, tag: name, line: line))
+            let first = seen[name]
+            if first == nil { seen[name] = line }
+            let start = metadata(name, value, line: line) { () throws(PlaylistError) in
+                if let first { throw PlaylistError(line: line, "\(name) appears twice (first on line \(first))") }
+                return try StartPoint(attributes: AttributeList(parsing: value, tag: name, line: line))
+            }
+            if let start { playlist.start = start }
         case "EXT-X-SKIP":
             try once(name, line: line)
             guard playlist.segments.isEmpty, info == nil else {
                 throw PlaylistError(line: line, "EXT-X-SKIP must come before the first segment")
             }
-            playlist.skip = try Skip(attributes: AttributeList(parsing: value, tag: name, line: line))
+            let attributes = try AttributeList(parsing: value, tag: name, line: line)
+            var warning: PlaylistWarning?
+            let skip = try Skip(attributes: attributes, text: value ?? "", warning: &warning)
+            playlist.skip = skip
+            if let warning { playlist.warnings.append(warning) }
         case "EXT-X-ENDLIST": playlist.endList = true
         case "EXT-X-I-FRAMES-ONLY": playlist.iFramesOnly = true
         case "EXT-X-INDEPENDENT-SEGMENTS": playlist.independentSegments = true
         case "EXT-X-DISCONTINUITY": discontinuity = true
         case "EXT-X-PROGRAM-DATE-TIME":
-            guard let value, !value.isEmpty else {
-                throw PlaylistError(line: line, "EXT-X-PROGRAM-DATE-TIME needs a date-time")
+            let date = metadata(name, value, line: line) { () throws(PlaylistError) in
+                guard let value, !value.isEmpty else { throw PlaylistError(line: line, "\(name) needs a date-time") }
+                return value
             }
-            programDateTime = value
+            if let date { programDateTime = date }
         case "EXT-X-DATERANGE":
-            dateRanges.append(try DateRange(attributes: AttributeList(parsing: value, tag: name, line: line)))
+            let range = metadata(name, value, line: line) { () throws(PlaylistError) in
+                try DateRange(attributes: AttributeList(parsing: value, tag: name, line: line))
+            }
+            if let range { dateRanges.append(range) }
         case "EXTINF": try extinf(value, line: line)
         case "EXT-X-BYTERANGE":
             guard let range = ByteRange.parse(value ?? "") else {
@@ -90,6 +103,20 @@ struct MediaPlaylistParser {
             map = MediaInitializationSection(uri: uri, byteRange: range)
         default:
             unknownTags.append(UnknownTag.line(name: name, value: value))
+        }
+    }
+
+    /// Reads a metadata tag with `read`; when that throws, the problem becomes a warning
+    /// and the line is kept as written, as an unknown tag of the next segment (or a trailing tag).
+    mutating func metadata<T>(
+        _ name: String, _ value: String?, line: Int, _ read: () throws(PlaylistError) -> T
+    ) -> T? {
+        do {
+            return try read()
+        } catch {
+            playlist.warnings.append(.unread(name, error))
+            unknownTags.append(UnknownTag.line(name: name, value: value))
+            return nil
         }
     }
 
@@ -152,7 +179,7 @@ struct MediaPlaylistParser {
                 throw PlaylistError(line: info.line + 1, "a URI line was expected after EXTINF")
             }
             playlist.warnings.append(PlaylistWarning(
-                line: info.line,
+                line: info.line, tag: "EXTINF",
                 "the last EXTINF has no URI line (a live playlist caught while a segment was being added); it is ignored"))
         }
         guard seen["EXT-X-TARGETDURATION"] != nil else {

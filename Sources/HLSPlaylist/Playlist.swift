@@ -20,7 +20,10 @@ public enum Playlist: Hashable, Sendable, Codable {
     ///
     /// Never crashes or hangs on any input: input over 16 MiB and lines over 64 KiB are
     /// refused with an error. Tags it does not model are kept verbatim, in order, for
-    /// `render()`; comments are dropped.
+    /// `render()`; comments are dropped. Malformed metadata tags (EXT-X-DATERANGE,
+    /// EXT-X-SESSION-DATA…) do not throw: each is a `warnings` entry of the playlist and is
+    /// kept verbatim. Only what a downloader needs (segments, keys, maps, variants, the
+    /// header's numbers) throws; `PlaylistWarning` gives the rule.
     public static func parse(_ text: String) throws(PlaylistError) -> Playlist {
         let lines = try PlaylistLines.split(text)
         var masterTag: (name: String, line: Int)?
@@ -56,6 +59,15 @@ public enum Playlist: Hashable, Sendable, Codable {
         switch self {
         case .master(let master): master.render()
         case .media(let media): media.render()
+        }
+    }
+
+    /// The warnings of the playlist parsed (`MasterPlaylist.warnings` or
+    /// `MediaPlaylist.warnings`): what the parser accepted but ignored.
+    public var warnings: [PlaylistWarning] {
+        switch self {
+        case .master(let master): master.warnings
+        case .media(let media): media.warnings
         }
     }
 

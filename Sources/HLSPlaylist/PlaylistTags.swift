@@ -70,12 +70,28 @@ public struct SessionData: Hashable, Sendable, Codable {
 /// EXT-X-SKIP: a delta update left out segments the client already has
 /// (draft-pantos-hls-rfc8216bis §4.4.5.2). The first listed segment's media sequence
 /// number is `mediaSequence + skippedSegments`.
+///
+/// SKIPPED-SEGMENTS is required (a problem with it is an error); a malformed
+/// RECENTLY-REMOVED-DATERANGES is ignored with a warning, and `render()` then writes the
+/// tag as it was written for as long as the value read from it is unchanged.
 public struct Skip: Hashable, Sendable, Codable {
     /// SKIPPED-SEGMENTS: how many segments were left out.
     public var skippedSegments: Int
     /// RECENTLY-REMOVED-DATERANGES: the IDs of date ranges removed since (tab-separated
-    /// when written); empty when the attribute is absent.
+    /// when written); empty when the attribute is absent or malformed.
     public var recentlyRemovedDateRanges: [String]
+    /// The attribute list as written, kept when it held a malformed attribute.
+    private var asWritten = NotCompared<AsWritten?>(value: nil)
+
+    /// The text of a tag read leniently and the value read from it.
+    private struct AsWritten: Sendable {
+        var attributes: String
+        var skippedSegments: Int
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case skippedSegments, recentlyRemovedDateRanges
+    }
 
     /// Creates a skip.
     public init(skippedSegments: Int, recentlyRemovedDateRanges: [String] = []) {
@@ -83,14 +99,23 @@ public struct Skip: Hashable, Sendable, Codable {
         self.recentlyRemovedDateRanges = recentlyRemovedDateRanges
     }
 
-    init(attributes a: AttributeList) throws(PlaylistError) {
-        let removed = try a.quotedString("RECENTLY-REMOVED-DATERANGES")
-        self.init(
-            skippedSegments: try a.required("SKIPPED-SEGMENTS", a.decimalInteger("SKIPPED-SEGMENTS")),
-            recentlyRemovedDateRanges: removed.map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) } ?? [])
+    /// Reads the tag; `warning` is set when RECENTLY-REMOVED-DATERANGES was malformed and ignored.
+    init(attributes a: AttributeList, text: String, warning: inout PlaylistWarning?) throws(PlaylistError) {
+        self.init(skippedSegments: try a.required("SKIPPED-SEGMENTS", a.decimalInteger("SKIPPED-SEGMENTS")))
+        do {
+            let removed = try a.quotedString("RECENTLY-REMOVED-DATERANGES")
+            recentlyRemovedDateRanges =
+                removed.map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) } ?? []
+        } catch {
+            warning = .unread(a.tag, error, "RECENTLY-REMOVED-DATERANGES is ignored and the tag kept as written")
+            asWritten.value = AsWritten(attributes: text, skippedSegments: skippedSegments)
+        }
     }
 
     var attributeText: String {
+        if let written = asWritten.value, written.skippedSegments == skippedSegments, recentlyRemovedDateRanges.isEmpty {
+            return written.attributes
+        }
         var w = AttributeWriter()
         w.integer("SKIPPED-SEGMENTS", skippedSegments)
         w.quoted("RECENTLY-REMOVED-DATERANGES", recentlyRemovedDateRanges.isEmpty ? nil : recentlyRemovedDateRanges.joined(separator: "\t"))
@@ -104,24 +129,6 @@ public enum ClosedCaptions: Hashable, Sendable, Codable {
     case none
     /// `CLOSED-CAPTIONS="group"`: the GROUP-ID of its CLOSED-CAPTIONS renditions.
     case group(String)
-}
-
-/// Something the parser accepted but ignored, e.g. a live playlist's final EXTINF whose
-/// URI has not been written yet. Read it from `MediaPlaylist.warnings`.
-public struct PlaylistWarning: Hashable, Sendable, Codable, CustomStringConvertible {
-    /// The 1-based line concerned.
-    public var line: Int
-    /// What was ignored and why.
-    public var message: String
-
-    /// Creates a warning.
-    public init(line: Int, _ message: String) {
-        self.line = line
-        self.message = message
-    }
-
-    /// `line N: message`.
-    public var description: String { "line \(line): \(message)" }
 }
 
 /// A value carried along that takes no part in equality or hashing (parse warnings:

@@ -11,7 +11,8 @@ import Glibc
 /// `start` spawns the loop thread and returns once every listener is bound.
 /// Every other method may be called from any thread: commands go through a
 /// locked queue drained on the loop thread by a `uv_async_t`. `stop` closes every
-/// handle, closes the loop and joins the thread.
+/// handle, closes the loop and joins the thread. From async code use the async forms
+/// of `start` and `stop`: their waits hold no thread of Swift's cooperative pool.
 ///
 /// `@unchecked Sendable` is sound: every stored property is immutable and
 /// Sendable (`channel` keeps its state in `Mutex`es, `stopped` is a `Mutex`),
@@ -43,11 +44,48 @@ public final class LinkConditioner: @unchecked Sendable {
     }
 
     /// Starts the loop thread, binds the listeners and begins playing the profile.
+    /// Blocks the calling thread until the listeners are bound: from async code, use the
+    /// async `start`.
     /// - Throws: `LibUVError` when a listener cannot be bound (address in use, not local).
     ///
     /// Sets SIGPIPE to ignored for the whole process: libuv writes with `write(2)`,
     /// and a peer that went away would otherwise kill the process silently.
     public static func start(configuration: ConditionerConfiguration, sink: any EventSink) throws -> LinkConditioner {
+        let booting = try boot(configuration: configuration, sink: sink)
+        return try booting.finish(booting.boot.waitUntilReady())
+    }
+
+    /// Starts the loop thread, binds the listeners and begins playing the profile; the
+    /// wait for the listeners holds no thread of Swift's cooperative pool.
+    /// - Throws: `LibUVError` when a listener cannot be bound (address in use, not local).
+    public static func start(configuration: ConditionerConfiguration, sink: any EventSink) async throws -> LinkConditioner {
+        let booting = try boot(configuration: configuration, sink: sink)
+        return try booting.finish(await booting.boot.ready())
+    }
+
+    /// A loop thread that was spawned and is binding its listeners.
+    private struct Booting: @unchecked Sendable {
+        // @unchecked: `thread` is a pointer type on Darwin; it is only joined or kept.
+        let boot: LoopBoot
+        let thread: pthread_t
+        let paths: AsyncStream<NetworkPath>
+        let channel: CommandChannel
+
+        /// The conditioner, once the loop thread said how its listeners fared.
+        func finish(_ outcome: LoopBoot.Outcome) throws -> LinkConditioner {
+            switch outcome {
+            case .failure(let error):
+                pthread_join(thread, nil)
+                throw error
+            case .success(let (endpoints, epoch)):
+                return LinkConditioner(endpoints: endpoints, epoch: epoch, thread: thread, channel: channel, paths: paths,
+                                       threadName: boot.threadName)
+            }
+        }
+    }
+
+    /// Spawns the loop thread.
+    private static func boot(configuration: ConditionerConfiguration, sink: any EventSink) throws -> Booting {
         signal(SIGPIPE, SIG_IGN)
         let (paths, pathContinuation) = AsyncStream<NetworkPath>.makeStream(bufferingPolicy: .unbounded)
         let channel = CommandChannel()
@@ -62,14 +100,7 @@ public final class LinkConditioner: @unchecked Sendable {
             Unmanaged<LoopBoot>.fromOpaque(context).release()
             throw LibUVError(operation: "pthread_create", code: rc)
         }
-        switch boot.waitUntilReady() {
-        case .failure(let error):
-            pthread_join(thread, nil)
-            throw error
-        case .success(let (endpoints, epoch)):
-            return LinkConditioner(endpoints: endpoints, epoch: epoch, thread: thread, channel: channel, paths: paths,
-                                   threadName: boot.threadName)
-        }
+        return Booting(boot: boot, thread: thread, paths: paths, channel: channel)
     }
 
     /// Applies a phase now (links, states, path), as the timeline would: under the
@@ -112,6 +143,12 @@ public final class LinkConditioner: @unchecked Sendable {
             pthread_join(thread, nil)
         }
         return channel.loopCloseResult.withLock { $0 } ?? 0
+    }
+
+    /// `stop()` from async code: the join waits on a thread outside the cooperative pool.
+    @discardableResult
+    public func stop() async -> Int32 {
+        await OffPool.run { self.stop() }
     }
 
     @discardableResult

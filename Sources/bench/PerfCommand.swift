@@ -6,7 +6,10 @@ struct PerfCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "perf",
         abstract: "Measure Deadzone's own performance on loopback (`bench perf gate --quick`: the gate CI runs).",
-        subcommands: [PerfProxyCommand.self, PerfOriginCommand.self, PerfEngineCommand.self, PerfGateCommand.self]
+        subcommands: [
+            PerfProxyCommand.self, PerfOriginCommand.self, PerfEngineCommand.self, PerfGateCommand.self,
+            PerfExecutorsCommand.self,
+        ]
     )
 }
 

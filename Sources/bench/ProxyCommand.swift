@@ -67,7 +67,7 @@ struct ProxyCommand: AsyncParsableCommand {
 
         let conditioner: LinkConditioner
         do {
-            conditioner = try LinkConditioner.start(configuration: configuration, sink: FanOutSink(sinks))
+            conditioner = try await LinkConditioner.start(configuration: configuration, sink: FanOutSink(sinks))
         } catch { exitWithError("\(error)", code: 1) }
         print("profile \(loaded.name): \(loaded.description) (seed \(loaded.seed), \(Units.format(loaded.duration)))")
         for kind in InterfaceKind.allCases {
@@ -83,9 +83,12 @@ struct ProxyCommand: AsyncParsableCommand {
         }
         await waitForInterrupt(orAfter: limit)
         let snapshot = await conditioner.snapshot()
-        let closeResult = conditioner.stop()
-        let logFailure = writer?.writeFailure
-        writer?.close()
+        let closeResult = await conditioner.stop()
+        // The event log's last writes are waited for off the cooperative pool.
+        let logFailure = await OffPool.run { () -> JSONLinesEventWriter.WriteFailure? in
+            defer { writer?.close() }
+            return writer?.writeFailure
+        }
         print(CountersTable.render(snapshot))
         if closeResult != 0 { print("warning: uv_loop_close returned \(closeResult) (a handle leaked)") }
         if let logFailure { exitWithError("\(logFailure)", code: 1) }

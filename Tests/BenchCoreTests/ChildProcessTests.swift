@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import BenchCore
 
@@ -67,17 +68,20 @@ import Testing
 /// What the harness, the comparison and the benchmarks need of a child beyond files:
 /// pipes, a process group, appended logs, PATH lookup, wait4's usage.
 @Suite(.timeLimit(.minutes(2))) struct ChildProcessGroupAndPipeTests {
-    /// Reads `descriptor` to end of file, giving up after 10 s without data.
-    private func readAll(_ descriptor: Int32) -> String {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        while poll(&poller, 1, 10_000) > 0 {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            guard count > 0 else { break }
-            bytes += chunk[..<count]
+    /// Reads `descriptor` to end of file, giving up after 10 s without data; the waits
+    /// hold a thread outside the cooperative pool.
+    private func readAll(_ descriptor: Int32) async -> String {
+        await OffPool.run {
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            while poll(&poller, 1, 10_000) > 0 {
+                let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                guard count > 0 else { break }
+                bytes += chunk[..<count]
+            }
+            return String(decoding: bytes, as: UTF8.self)
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Gone, or a zombie nobody reaped yet: no longer running.
@@ -97,7 +101,7 @@ import Testing
         let line = Array("hello pipe\n".utf8)
         #expect(write(input, line, line.count) == line.count)
         close(input)
-        #expect(readAll(output) == "got hello pipe\n")
+        #expect(await readAll(output) == "got hello pipe\n")
         #expect(await child.exit() == .exited(0))
     }
 
@@ -110,7 +114,7 @@ import Testing
         close(try #require(first.input))
         let output = try #require(first.output)
         defer { close(output) }
-        #expect(readAll(output) == "")
+        #expect(await readAll(output) == "")
         await eventually("cat exiting at the end of its input") { first.termination == .exited(0) }
     }
 
@@ -121,12 +125,15 @@ import Testing
             "/bin/sh", ["-c", "sleep 60 & echo $!; wait"], stdout: .pipe, ownProcessGroup: true)
         let output = try #require(child.output)
         defer { close(output) }
-        var poller = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
-        #expect(poll(&poller, 1, 10_000) == 1)
-        var buffer = [UInt8](repeating: 0, count: 64)
-        let count = buffer.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
-        let grandchild = try #require(Int32(String(decoding: buffer[..<max(0, count)], as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        let (ready, line) = await OffPool.run { () -> (Int32, String) in
+            var poller = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, 10_000)
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let count = buffer.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
+            return (ready, String(decoding: buffer[..<max(0, count)], as: UTF8.self))
+        }
+        #expect(ready == 1)
+        let grandchild = try #require(Int32(line.trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(!isGone(grandchild))
         child.signalGroup(SIGKILL)
         await eventually("the group kill ending the shell") { child.termination == .signalled(SIGKILL) }

@@ -1,6 +1,7 @@
+import TestSupport
 import Testing
 
-/// The wait every live test uses (`Support/Eventually.swift`, one copy per test target):
+/// The wait every live test uses (`Tests/TestSupport/Eventually.swift`, shared by the test targets):
 /// a bound that passes is a failure that names what never came.
 struct EventuallyTests {
     @Test func aConditionThatComesEndsTheWaitAtOnce() async {

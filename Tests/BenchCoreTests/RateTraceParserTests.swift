@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import BenchCore
 
@@ -37,7 +38,7 @@ struct RateTraceParserTests {
         #expect(abs(trace.meanBitsPerSecond - 7 * 12_000 / 0.005) < 1e-6)  // 16.8 Mbit/s
     }
 
-    @Test func mahimahiMergesRepeatedRates() throws {
+    @Test(.cpuHeavy) func mahimahiMergesRepeatedRates() throws {
         // 100 s with one packet every ms: 100 000 slots of 12 Mbit/s collapse into one segment.
         let steady = (1...100_000).map(String.init).joined(separator: "\n")
         let trace = try RateTrace.parse(steady, name: "steady", format: .mahimahi)

@@ -14,7 +14,7 @@ import Testing
         ScenarioResult(
             name: name, summary: "", verdicts: [Verdict(property: "liveness", outcome: .passed, summary: "ok")],
             metrics: ScenarioMetrics(), startNanoseconds: ns(1), endNanoseconds: ns(20),
-            load: ScenarioLoad(alongside: 1, timerLagMaxSeconds: 0.012))
+            load: ScenarioLoad(alongside: 1, harnessClockLateMaxSeconds: 0.012))
     }
 
     @Test func eachTimelineDrawsOnlyItsOwnScenariosLines() throws {
@@ -33,6 +33,6 @@ import Testing
             svg.elements("g").compactMap { $0.attributes["data-lane"] }.filter { $0.hasPrefix("download:") }
         }
         #expect(downloads == [["download:only-in-a"], ["download:only-in-b"]])
-        #expect(html.contains("scenarios at once (--jobs)") && html.contains("with 1 other scenario, timer ≤ 12 ms late"))
+        #expect(html.contains("scenarios at once (--jobs)") && html.contains("with 1 other scenario, harness clock ≤ 12 ms late"))
     }
 }

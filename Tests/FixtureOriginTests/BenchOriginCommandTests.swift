@@ -1,5 +1,6 @@
 import BenchCore
 import Foundation
+import TestSupport
 import Testing
 
 /// `bench origin --faults FILE` as a user runs it: the `bench` executable that

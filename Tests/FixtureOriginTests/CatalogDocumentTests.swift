@@ -1,6 +1,7 @@
 import BenchCore
 import FixtureOrigin
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct CatalogDocumentTests {
@@ -56,7 +57,7 @@ import Testing
         #expect(decoded == VideoListDocument(contentCatalog))
     }
 
-    @Test func everyURLIsRelativeAndServed() throws {
+    @Test(.cpuHeavy) func everyURLIsRelativeAndServed() throws {
         for document in VideoListDocument(contentCatalog).videos {
             let urls = [document.poster, document.thumbnail] + document.textTracks.map(\.url)
                 + document.sources.map(\.url) + document.sources.flatMap { $0.keySystems ?? [] }.compactMap(\.keyURL)

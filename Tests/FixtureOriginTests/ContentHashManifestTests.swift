@@ -1,10 +1,11 @@
 import Crypto
 import FixtureOrigin
 import Foundation
+import TestSupport
 import Testing
 import _CryptoExtras
 
-@Suite struct ContentHashManifestTests {
+@Suite(.cpuHeavy) struct ContentHashManifestTests {
     private func hex(_ bytes: [UInt8]) -> String {
         SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
     }

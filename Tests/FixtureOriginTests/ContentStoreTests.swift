@@ -1,9 +1,10 @@
 import FixtureOrigin
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct ContentStoreTests {
-    @Test func answersEveryPathOfEveryVideoWithTheRightType() throws {
+    @Test(.cpuHeavy) func answersEveryPathOfEveryVideoWithTheRightType() throws {
         for video in contentCatalog.videos {
             for path in contentStore.paths(of: video) {
                 let resource = try #require(contentStore.resource(at: path.path), "\(path.path)")

@@ -1,6 +1,7 @@
 import BenchCore
 import Foundation
 import HLSPlaylist
+import TestSupport
 import Testing
 @testable import FixtureOrigin
 
@@ -41,7 +42,7 @@ struct FaultRuleTests {
         #expect(!globs.matches(String(repeating: "a/", count: 200)))
     }
 
-    @Test func probabilityFiresAboutAsOftenAsSaid() throws {
+    @Test(.cpuHeavy) func probabilityFiresAboutAsOftenAsSaid() throws {
         for p in [0.1, 0.5, 0.9] {
             var set = try FaultRuleSet(
                 rules: [FaultRule(path: "/**", fault: .status(500, retryAfter: nil), probability: p)], seed: 42)

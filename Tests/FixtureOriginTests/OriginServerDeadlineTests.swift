@@ -1,5 +1,7 @@
+import BenchCore
 import FixtureOrigin
 import Foundation
+import TestSupport
 import Testing
 
 /// Live-socket tests of the request deadline (`OriginConfiguration.requestTimeout`):
@@ -58,7 +60,7 @@ import Testing
     @Test func servesASlowRequestThatArrivesInTime() async throws {
         try await withOrigin({ $0.requestTimeout = .seconds(10) }) { server in
             let client = try RawHTTPConnection(port: server.port)
-            try await offPool {
+            try await OffPool.run {
                 for piece in ["POST /_control/back", "ground HTTP/1.1\r\nHost: o\r\n", "Content-Length: 4\r\n\r\n", "true"] {
                     try client.send(piece)
                     usleep(200_000)

@@ -1,5 +1,7 @@
+import BenchCore
 import FixtureOrigin
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -20,7 +22,7 @@ private func socketSend(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -
 /// A tiny HTTP/1.1 client over one blocking POSIX socket, for live-socket tests: it
 /// sends exactly the bytes a test writes and reads responses by `Content-Length`, so
 /// tests can see short bodies, EOFs and malformed exchanges a real client would hide.
-/// Its reads wait on a thread of their own (`offPool`): a test waiting seconds for a
+/// Its reads wait on a thread of their own (`OffPool.run`): a test waiting seconds for a
 /// timeout must not hold one of the few threads every other test's async work runs on.
 // @unchecked: a test uses a connection from one task at a time, one call after another.
 final class RawHTTPConnection: @unchecked Sendable {
@@ -98,7 +100,7 @@ final class RawHTTPConnection: @unchecked Sendable {
 
     /// Reads one response; nil when the connection ended before any byte of it.
     func readResponse(head: Bool = false) async throws -> Response? {
-        try await offPool { try self.readResponseNow(head: head) }
+        try await OffPool.run { try self.readResponseNow(head: head) }
     }
 
     private func readResponseNow(head: Bool) throws -> Response? {
@@ -137,16 +139,16 @@ final class RawHTTPConnection: @unchecked Sendable {
     func waitForReadable(milliseconds: Int32) async -> Bool {
         if !pending.isEmpty || sawEOF { return true }
         let fd = fd
-        return (try? await offPool {
+        return await OffPool.run {
             var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             return poll(&descriptor, 1, milliseconds) > 0
-        }) ?? false
+        }
     }
 
     /// Reads until `count` bytes have come (after any response already read), waiting
     /// at most the read timeout for each piece; returns them, fewer if the server closed.
     func read(count: Int) async throws -> [UInt8] {
-        try await offPool {
+        try await OffPool.run {
             while self.pending.count < count, try self.fill() {}
             let bytes = Array(self.pending.prefix(count))
             self.pending.removeFirst(bytes.count)
@@ -156,7 +158,7 @@ final class RawHTTPConnection: @unchecked Sendable {
 
     /// Reads until the server closes; returns what came.
     func readToEOF() async throws -> [UInt8] {
-        try await offPool {
+        try await OffPool.run {
             while try self.fill() {}
             defer { self.pending = [] }
             return self.pending
@@ -176,14 +178,6 @@ final class RawHTTPConnection: @unchecked Sendable {
         if n < 0, errno == EAGAIN || errno == EWOULDBLOCK { throw Failure(description: "read timed out") }
         sawEOF = true
         return false
-    }
-}
-
-/// Runs blocking work (socket reads, pipe reads, deliberate pauses) on a thread of its
-/// own and waits for it without holding a thread of the cooperative pool.
-func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try work() }) }.start()
     }
 }
 

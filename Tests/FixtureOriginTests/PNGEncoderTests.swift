@@ -1,4 +1,5 @@
 import FixtureOrigin
+import TestSupport
 import Testing
 
 /// Reads a PNG back without any image library: chunks, CRCs, the zlib stream of stored
@@ -60,7 +61,7 @@ private struct DecodedPNG {
     }
 }
 
-@Suite struct PNGEncoderTests {
+@Suite(.cpuHeavy) struct PNGEncoderTests {
     @Test func checksumsMatchKnownValues() {
         #expect(PNGEncoder.crc32(Array("123456789".utf8)) == 0xCBF4_3926)
         #expect(PNGEncoder.crc32(Array("IEND".utf8)) == 0xAE42_6082)

@@ -1,3 +1,4 @@
+import BenchCore
 import FixtureOrigin
 import Foundation
 import HLSPlaylist
@@ -59,7 +60,8 @@ import Testing
     @Test func eachStreamIsWhatItsVariantAnnounces() async throws {
         try await withRealOrigin { server, tools, cache in
             for (stream, expected) in [("200k", ["h264,160,90", "aac"]), ("audio", ["aac"])] {
-                let resource = try #require(try server.store.loadResource(at: .segment(videoID: "tiny", stream: stream, index: 1)))
+                let store = server.store  // ffmpeg makes the segment: wait for it off the cooperative pool
+                let resource = try #require(try await OffPool.run { try store.loadResource(at: .segment(videoID: "tiny", stream: stream, index: 1)) })
                 let file = cache.path + "/probe-\(stream).ts"
                 try Data(resource.bytes).write(to: URL(fileURLWithPath: file))
                 let streams = try await tools.streams(of: file)
@@ -73,12 +75,13 @@ import Testing
     @Test func aSegmentIsMadeOnceAndThenReadFromTheCache() async throws {
         try await withRealOrigin { server, _, cache in
             let path = ContentPath.segment(videoID: "tiny", stream: "400k", index: 0)
-            let first = try #require(try server.store.loadResource(at: path))
+            let store = server.store  // ffmpeg makes the segment: wait for it off the cooperative pool
+            let first = try #require(try await OffPool.run { try store.loadResource(at: path) })
             let files = try FileManager.default.subpathsOfDirectory(atPath: cache.path).filter { $0.hasSuffix(".ts") }
             #expect(files.count == 1 && files[0].hasPrefix("tiny/400k/seg0-"), "\(files)")
             let file = cache.path + "/" + files[0]
             let made = try FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date
-            let again = try #require(try server.store.loadResource(at: path))
+            let again = try #require(try await OffPool.run { try store.loadResource(at: path) })
             #expect(again.bytes == first.bytes)
             #expect(try FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date == made)
             #expect(!(try FileManager.default.subpathsOfDirectory(atPath: cache.path).contains { $0.hasSuffix(".tmp") }))

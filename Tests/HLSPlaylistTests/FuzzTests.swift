@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import HLSPlaylist
 
@@ -18,7 +19,7 @@ struct SplitMix64: RandomNumberGenerator {
 /// Parsing must never crash or hang: any input either parses or throws `PlaylistError`.
 /// When it parses, rendering and parsing again must give back the same playlist, and the
 /// rendered text must be a fixed point of the writer. A hang fails the time limit.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(2)), .cpuHeavy)
 struct FuzzTests {
     /// Parses `text`; on success checks the round trip, on failure that the error names a
     /// real line. Returns whether it parsed.

@@ -1,10 +1,11 @@
+import TestSupport
 import Testing
 @testable import HLSPlaylist
 
 /// parse(render(p)) == p for seeded random playlist values: every modelled tag and
 /// attribute survives the writer and the parser. A field the writer drops, or writes in
 /// a form the parser reads differently, fails here with the seed and case to replay.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(2)), .cpuHeavy)
 struct GeneratedRoundTripTests {
     @Test(arguments: [11, 12, 13, 14] as [UInt64])
     func generatedMediaPlaylistsRoundTrip(seed: UInt64) throws {

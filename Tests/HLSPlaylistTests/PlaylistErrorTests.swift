@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import HLSPlaylist
 
@@ -110,7 +111,7 @@ extension PlaylistErrorTests {
         }
     }
 
-    @Test func largeInputParsesInOnePass() throws {
+    @Test(.cpuHeavy) func largeInputParsesInOnePass() throws {
         // ~2 MiB of segments (debug builds are slow; the 16 MiB guard is tested above).
         let segment = "#EXTINF:2.000000,\n#EXT-X-BYTERANGE:1000\nmain.ts\n"
         let count = (2 * 1024 * 1024) / segment.utf8.count

@@ -25,11 +25,15 @@ struct RealWorldTagTests {
         }
     }
 
-    @Test func sessionDataNeedsExactlyOneOfValueAndURI() {
-        #expect(throws: PlaylistError.self) {
-            try MasterPlaylist.parse("#EXTM3U\n#EXT-X-SESSION-DATA:DATA-ID=\"a\",VALUE=\"v\",URI=\"u\"\n")
+    @Test func sessionDataNeedsExactlyOneOfValueAndURI() throws {
+        // SESSION-DATA is metadata: both or neither is a warning, and the tag is kept as written.
+        for tag in [#"#EXT-X-SESSION-DATA:DATA-ID="a",VALUE="v",URI="u""#, #"#EXT-X-SESSION-DATA:DATA-ID="a""#] {
+            let master = try MasterPlaylist.parse("#EXTM3U\n\(tag)\n")
+            #expect(master.sessionData.isEmpty && master.unknownTags == [tag])
+            #expect(master.warnings == [PlaylistWarning(
+                line: 2, tag: "EXT-X-SESSION-DATA",
+                "EXT-X-SESSION-DATA needs exactly one of VALUE and URI; the tag is kept as written")])
         }
-        #expect(throws: PlaylistError.self) { try MasterPlaylist.parse("#EXTM3U\n#EXT-X-SESSION-DATA:DATA-ID=\"a\"\n") }
         #expect(throws: PlaylistError.self) {
             try MasterPlaylist.parse("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1,CLOSED-CAPTIONS=cc\na.m3u8\n")
         }

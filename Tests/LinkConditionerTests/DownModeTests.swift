@@ -9,15 +9,15 @@ import Glibc
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct DownModeTests {
     @Test func resetSendsRSTToOpenConnectionsAndRefusesNewOnes() async throws {
-        let f = try ConditionerFixture(behaviour: .endless(limit: 1 << 30))
-        defer { f.stop() }
+        let f = try await ConditionerFixture(behaviour: .endless(limit: 1 << 30))
+        defer { f.stopSoon() }
         let client = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
         // Bytes flow first.
-        guard case .data = client.read(timeout: .seconds(5)) else { Issue.record("no data before the outage"); return }
+        guard case .data = await client.read(timeout: .seconds(5)) else { Issue.record("no data before the outage"); return }
 
         f.conditioner.setState(.wifi, .down(.reset))
         // The open connection ends with ECONNRESET, never a clean EOF.
-        let end = try await blocking { client.readAll(idle: .seconds(5)).end }
+        let end = await client.readAll(idle: .seconds(5)).end
         #expect(end == .error(errno: ECONNRESET))
         // New connections are refused.
         guard case .failed(let error) = BlockingSocket.connect(to: f.endpoint(.wifi)) else {
@@ -27,17 +27,17 @@ struct DownModeTests {
         #expect(await f.events.wait { $0.contains { if case .connectionReset = $0.kind { true } else { false } } })
         // Cellular is untouched.
         let other = try BlockingSocket.mustConnect(to: f.endpoint(.cellular))
-        guard case .data = other.read(timeout: .seconds(5)) else { Issue.record("cellular stopped too"); return }
+        guard case .data = await other.read(timeout: .seconds(5)) else { Issue.record("cellular stopped too"); return }
     }
 
     @Test func refuseClosesOpenConnectionsWithFINAndRefusesNewOnes() async throws {
-        let f = try ConditionerFixture(behaviour: .endless(limit: 1 << 30))
-        defer { f.stop() }
+        let f = try await ConditionerFixture(behaviour: .endless(limit: 1 << 30))
+        defer { f.stopSoon() }
         let client = try BlockingSocket.mustConnect(to: f.endpoint(.cellular))
-        guard case .data = client.read(timeout: .seconds(5)) else { Issue.record("no data before the outage"); return }
+        guard case .data = await client.read(timeout: .seconds(5)) else { Issue.record("no data before the outage"); return }
 
         f.conditioner.setState(.cellular, .down(.refuse))
-        let end = try await blocking { client.readAll(idle: .seconds(5)).end }
+        let end = await client.readAll(idle: .seconds(5)).end
         #expect(end == .eof)
         guard case .failed(let error) = BlockingSocket.connect(to: f.endpoint(.cellular)) else {
             Issue.record("connect succeeded on a refuse-down interface"); return
@@ -46,45 +46,45 @@ struct DownModeTests {
     }
 
     @Test func blackholeKeepsConnectionsOpenForwardsNothingAndResumesWhenUp() async throws {
-        let f = try ConditionerFixture(behaviour: .stream(bytes: 3_000_000),
+        let f = try await ConditionerFixture(behaviour: .stream(bytes: 3_000_000),
                                        wifi: .shaped(downlink: .init(rate: .constant(bitsPerSecond: 8_000_000))))
-        defer { f.stop() }
+        defer { f.stopSoon() }
         let client = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
-        guard case .data(var received) = client.read(timeout: .seconds(5)) else { Issue.record("no data"); return }
+        guard case .data(var received) = await client.read(timeout: .seconds(5)) else { Issue.record("no data"); return }
 
         f.conditioner.setState(.wifi, .down(.blackhole))
         // Drain what was already in flight, then nothing more arrives: no EOF, no error.
-        while case .data(let more) = client.read(timeout: .milliseconds(400)) { received += more }
-        #expect(client.read(timeout: .milliseconds(600)) == .timedOut)
+        while case .data(let more) = await client.read(timeout: .milliseconds(400)) { received += more }
+        #expect(await client.read(timeout: .milliseconds(600)) == .timedOut)
         // New connections are accepted (the handshake completes) and then stall.
         let late = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
-        #expect(late.read(timeout: .milliseconds(500)) == .timedOut)
+        #expect(await late.read(timeout: .milliseconds(500)) == .timedOut)
         // The path still says WiFi: the OS does not know the link is dead.
         let snapshot = await f.conditioner.snapshot()
         #expect(snapshot.publishedPath.interface(.wifi) != nil)
         #expect(await f.events.wait { $0.contains { if case .stalled(_, .wifi, .downlink, _) = $0.kind { true } else { false } } })
 
         f.conditioner.setState(.wifi, .up)
-        let rest = try await blocking { client.readAll(idle: .seconds(10)) }
+        let rest = await client.readAll(idle: .seconds(10))
         received += rest.bytes
         #expect(rest.end == .eof)
         #expect(received == pattern(3_000_000))
         // The held connection is connected upstream once the interface is up.
-        guard case .data(let lateBytes) = late.read(timeout: .seconds(5)) else { Issue.record("held connection never resumed"); return }
+        guard case .data(let lateBytes) = await late.read(timeout: .seconds(5)) else { Issue.record("held connection never resumed"); return }
         #expect(lateBytes == Array(pattern(3_000_000).prefix(lateBytes.count)))
         #expect(await f.events.wait { $0.contains { if case .flowResumed = $0.kind { true } else { false } } })
     }
 
     @Test func upAgainAcceptsNewConnections() async throws {
-        let f = try ConditionerFixture(behaviour: .stream(bytes: 10_000))
-        defer { f.stop() }
+        let f = try await ConditionerFixture(behaviour: .stream(bytes: 10_000))
+        defer { f.stopSoon() }
         f.conditioner.setState(.wifi, .down(.reset))
         _ = await f.conditioner.snapshot()  // the command has been handled once this returns
         guard case .failed = BlockingSocket.connect(to: f.endpoint(.wifi)) else { Issue.record("not refused"); return }
         f.conditioner.setState(.wifi, .up)
         _ = await f.conditioner.snapshot()
         let client = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
-        let (bytes, end) = try await blocking { client.readAll() }
+        let (bytes, end) = await client.readAll()
         #expect(bytes == pattern(10_000))
         #expect(end == .eof)
     }

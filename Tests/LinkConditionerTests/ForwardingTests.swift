@@ -11,13 +11,13 @@ import Glibc
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct ForwardingTests {
     @Test func transparentLinkForwardsEveryByteInOrderBothWays() async throws {
-        let f = try ConditionerFixture(behaviour: .echo)
-        defer { f.stop() }
+        let f = try await ConditionerFixture(behaviour: .echo)
+        defer { f.stopSoon() }
         let client = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
         let sent = pattern(2_000_000)
-        let reader = Task { try await blocking { client.readAll(limit: sent.count) } }
+        let reader = Task { await client.readAll(limit: sent.count) }
         #expect(client.write(sent))
-        let (echoed, _) = try await reader.value
+        let (echoed, _) = await reader.value
         #expect(echoed == sent)
         let snapshot = await f.conditioner.snapshot()
         #expect(snapshot.interface(.wifi)?.counters.bytesUplink == sent.count)
@@ -30,42 +30,42 @@ struct ForwardingTests {
         // test (SwiftNIO writes with write(2), relying on SIGPIPE being ignored) would kill
         // the test run. A handler that does nothing is as harmless as ignoring it.
         signal(SIGPIPE) { _ in }
-        let f = try ConditionerFixture(behaviour: .endless(limit: 1 << 26))
-        defer { f.stop() }
+        let f = try await ConditionerFixture(behaviour: .endless(limit: 1 << 26))
+        defer { f.stopSoon() }
         var action = sigaction()
         sigaction(SIGPIPE, nil, &action)
         #expect(unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self))
         // A client that vanishes mid-stream: the conditioner keeps serving others.
         do {
             let client = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
-            _ = client.read(timeout: .seconds(2))
+            _ = await client.read(timeout: .seconds(2))
         }
         let other = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
-        guard case .data = other.read(timeout: .seconds(5)) else { Issue.record("conditioner stopped serving"); return }
+        guard case .data = await other.read(timeout: .seconds(5)) else { Issue.record("conditioner stopped serving"); return }
     }
 
     @Test func jitterNeverReordersBytes() async throws {
         let link = LinkDirectionParameters(rate: .constant(bitsPerSecond: 20_000_000), delay: .milliseconds(20),
                                            jitter: .milliseconds(15))
-        let f = try ConditionerFixture(behaviour: .stream(bytes: 1_500_000), wifi: .shaped(downlink: link))
-        defer { f.stop() }
+        let f = try await ConditionerFixture(behaviour: .stream(bytes: 1_500_000), wifi: .shaped(downlink: link))
+        defer { f.stopSoon() }
         let client = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
-        let (bytes, end) = try await blocking { client.readAll() }
+        let (bytes, end) = await client.readAll()
         #expect(end == .eof)
         #expect(bytes == pattern(1_500_000))
     }
 
     @Test func rateIsSharedByAllConnectionsOfAnInterface() async throws {
         // 4 Mbit/s for the interface: two connections together get about that, each about half.
-        let f = try ConditionerFixture(behaviour: .endless(limit: 1 << 30),
+        let f = try await ConditionerFixture(behaviour: .endless(limit: 1 << 30),
                                        wifi: .shaped(downlink: .init(rate: .constant(bitsPerSecond: 4_000_000),
                                                                      queueLimitBytes: 64 * 1024)))
-        defer { f.stop() }
+        defer { f.stopSoon() }
         let window = Duration.seconds(3)
         let counts = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<2 {
                 group.addTask {
-                    try await blocking {
+                    try await OffPool.run {
                         let client = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
                         let start = ContinuousClock.now
                         var total = 0
@@ -89,17 +89,17 @@ struct ForwardingTests {
     @Test func aLateConnectionGetsItsShareOfABackloggedLink() async throws {
         // Three connections fill the queue first; the fourth joins late. Each sender is
         // paused at its own share of the queue, so the latecomer is not starved.
-        let f = try ConditionerFixture(behaviour: .endless(limit: 1 << 30),
+        let f = try await ConditionerFixture(behaviour: .endless(limit: 1 << 30),
                                        wifi: .shaped(downlink: .init(rate: .constant(bitsPerSecond: 4_000_000),
                                                                      queueLimitBytes: 256 * 1024)))
-        defer { f.stop() }
+        defer { f.stopSoon() }
         let early = try (0..<3).map { _ in try BlockingSocket.mustConnect(to: f.endpoint(.wifi)) }
         // The stimulus: the fourth comes late, to a backlogged link, once each early
         // connection has had 64 kB through it (about 0.4 s of the shared 4 Mbit/s).
         try await withThrowingTaskGroup(of: Void.self) { group in
             for client in early {
                 group.addTask {
-                    try await blocking {
+                    await OffPool.run {
                         var received = 0
                         while received < 64 * 1024, case .data(let d) = client.read(timeout: .seconds(30)) { received += d.count }
                     }
@@ -112,7 +112,7 @@ struct ForwardingTests {
         let counts = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
             for (index, client) in clients.enumerated() {
                 group.addTask {
-                    try await blocking {
+                    await OffPool.run {
                         // The first 1.5 s drain what the early sockets' kernel buffers
                         // already hold; only the shares after that are compared.
                         let start = ContinuousClock.now
@@ -132,14 +132,14 @@ struct ForwardingTests {
 
     @Test func liveRateChangeAppliesToAnOpenConnection() async throws {
         let slow = LinkDirectionParameters(rate: .constant(bitsPerSecond: 200_000), queueLimitBytes: 16 * 1024)
-        let f = try ConditionerFixture(behaviour: .stream(bytes: 4_000_000), wifi: .shaped(downlink: slow))
-        defer { f.stop() }
+        let f = try await ConditionerFixture(behaviour: .stream(bytes: 4_000_000), wifi: .shaped(downlink: slow))
+        defer { f.stopSoon() }
         let client = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
         // At 200 kbit/s, 4 MB would take 160 s; after the change to unlimited it takes well under 10 s.
-        _ = client.read(timeout: .seconds(2))
+        _ = await client.read(timeout: .seconds(2))
         f.conditioner.setLink(.wifi, InterfaceLink())
         let start = ContinuousClock.now
-        let (bytes, end) = try await blocking { client.readAll(idle: .seconds(5)) }
+        let (bytes, end) = await client.readAll(idle: .seconds(5))
         #expect(end == .eof)
         #expect(ContinuousClock.now - start < .seconds(30))
         #expect(bytes.count > 3_900_000)
@@ -148,11 +148,11 @@ struct ForwardingTests {
 
     @Test func resetAfterBytesCutsTheConnectionAtThatByte() async throws {
         let faults = ConnectionFaults(resetAfterBytes: 100_000)
-        let f = try ConditionerFixture(behaviour: .stream(bytes: 1_000_000),
+        let f = try await ConditionerFixture(behaviour: .stream(bytes: 1_000_000),
                                        wifi: .shaped(downlink: .transparent, faults: faults))
-        defer { f.stop() }
+        defer { f.stopSoon() }
         let client = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
-        let (bytes, end) = try await blocking { client.readAll() }
+        let (bytes, end) = await client.readAll()
         #expect(end == .error(errno: ECONNRESET))
         #expect(bytes.count <= 100_000)
         #expect(bytes == pattern(bytes.count))
@@ -160,33 +160,33 @@ struct ForwardingTests {
 
     @Test func closeAfterBytesEndsWithFINAfterExactlyThatMany() async throws {
         let faults = ConnectionFaults(closeAfterBytes: 250_000)
-        let f = try ConditionerFixture(behaviour: .stream(bytes: 1_000_000),
+        let f = try await ConditionerFixture(behaviour: .stream(bytes: 1_000_000),
                                        wifi: .shaped(downlink: .transparent, faults: faults))
-        defer { f.stop() }
+        defer { f.stopSoon() }
         let client = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
-        let (bytes, end) = try await blocking { client.readAll() }
+        let (bytes, end) = await client.readAll()
         #expect(end == .eof)
         #expect(bytes == pattern(250_000))
     }
 
     @Test func slowConnectDelaysTheUpstreamHandOff() async throws {
         let faults = ConnectionFaults(slowConnectExtra: .milliseconds(300))
-        let f = try ConditionerFixture(behaviour: .stream(bytes: 1000),
+        let f = try await ConditionerFixture(behaviour: .stream(bytes: 1000),
                                        wifi: .shaped(downlink: .transparent, faults: faults))
-        defer { f.stop() }
+        defer { f.stopSoon() }
         let start = ContinuousClock.now
         let client = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
-        let (bytes, _) = try await blocking { client.readAll() }
+        let (bytes, _) = await client.readAll()
         #expect(bytes == pattern(1000))
         #expect(ContinuousClock.now - start >= .milliseconds(300))
     }
 
     @Test func proxyProtocolLineNamesTheInterfaceAddress() async throws {
-        let f = try ConditionerFixture(behaviour: .stream(bytes: 10), proxyProtocol: true)
-        defer { f.stop() }
+        let f = try await ConditionerFixture(behaviour: .stream(bytes: 10), proxyProtocol: true)
+        defer { f.stopSoon() }
         for kind in InterfaceKind.allCases {
             let client = try BlockingSocket.mustConnect(to: f.endpoint(kind))
-            _ = try await blocking { client.readAll() }
+            _ = await client.readAll()
         }
         let lines = f.upstream.received.withLock { $0 }.map { String(decoding: $0, as: UTF8.self) }
         #expect(lines.count == 2)
@@ -200,10 +200,10 @@ struct ForwardingTests {
     @Test func lossHoldsTheStreamButLosesNoBytes() async throws {
         let lossy = LinkDirectionParameters(rate: .constant(bitsPerSecond: 8_000_000), delay: .milliseconds(5),
                                             loss: .bernoulli(probability: 0.02))
-        let f = try ConditionerFixture(behaviour: .stream(bytes: 300_000), wifi: .shaped(downlink: lossy))
-        defer { f.stop() }
+        let f = try await ConditionerFixture(behaviour: .stream(bytes: 300_000), wifi: .shaped(downlink: lossy))
+        defer { f.stopSoon() }
         let client = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
-        let (bytes, end) = try await blocking { client.readAll() }
+        let (bytes, end) = await client.readAll()
         #expect(end == .eof)
         #expect(bytes == pattern(300_000))
         let losses = f.kinds().filter { if case .packetLost(_, .wifi, .downlink, _, _) = $0 { true } else { false } }

@@ -1,8 +1,9 @@
 import BenchCore
+import TestSupport
 import Testing
 @testable import LinkConditioner
 
-@Suite("LinkChain: loss")
+@Suite("LinkChain: loss", .cpuHeavy)
 struct LinkChainLossTests {
     @Test("a lost quantum holds its stream for the RTO, then the same bytes go again")
     func lostQuantumHoldsForRTO() {

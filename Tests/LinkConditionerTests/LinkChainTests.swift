@@ -1,4 +1,5 @@
 import BenchCore
+import TestSupport
 import Testing
 @testable import LinkConditioner
 
@@ -21,7 +22,7 @@ struct LinkChainTests {
         #expect(chain.isIdle)
     }
 
-    @Test("under a random workload every connection gets its stream whole, once, in order", arguments: [1, 2, 3] as [UInt64])
+    @Test("under a random workload every connection gets its stream whole, once, in order", .cpuHeavy, arguments: [1, 2, 3] as [UInt64])
     func streamsArriveWholeAndInOrder(seed: UInt64) {
         var rng = SeededGenerator(seed: seed)
         var chain = Chain(parameters: randomParameters(&rng), retransmissionTimeout: 0,

@@ -1,8 +1,9 @@
 import BenchCore
+import TestSupport
 import Testing
 @testable import LinkConditioner
 
-@Suite("LinkChain: workloads")
+@Suite("LinkChain: workloads", .cpuHeavy)
 struct LinkChainWorkloadTests {
     @Test("conservation: under a random workload every byte is delivered or discarded", arguments: [1, 2, 3] as [UInt64])
     func conservationUnderRandomWorkload(seed: UInt64) {

@@ -1,5 +1,6 @@
 import BenchCore
 import Foundation
+import TestSupport
 import Testing
 @testable import LinkConditioner
 
@@ -11,8 +12,8 @@ struct PathAndTimelineTests {
     }
 
     @Test func pathFollowsInterfacesGoingDownAndUp() async throws {
-        let f = try ConditionerFixture(behaviour: .echo)
-        defer { f.stop() }
+        let f = try await ConditionerFixture(behaviour: .echo)
+        defer { f.stopSoon() }
         var updates = f.conditioner.pathUpdates.makeAsyncIterator()
         let first = await updates.next()
         #expect(first?.interfaces.map(\.kind) == [.wifi, .cellular])
@@ -39,8 +40,8 @@ struct PathAndTimelineTests {
     /// (blackholed, withheld: not told), and stayed "WiFi" when it came up. Coming up is
     /// an event the OS reports: the app is told WiFi is back, not left offline.
     @Test func anInterfaceComingUpTellsTheAppAPathAWithheldUpdateHidFromIt() async throws {
-        let f = try ConditionerFixture(behaviour: .echo)
-        defer { f.stop() }
+        let f = try await ConditionerFixture(behaviour: .echo)
+        defer { f.stopSoon() }
         var updates = f.conditioner.pathUpdates.makeAsyncIterator()
         _ = await updates.next()
         f.conditioner.setState(.wifi, .down(.reset))
@@ -53,8 +54,8 @@ struct PathAndTimelineTests {
     }
 
     @Test func delayedPathUpdateArrivesLateAndWithheldNeverArrives() async throws {
-        let f = try ConditionerFixture(behaviour: .echo)
-        defer { f.stop() }
+        let f = try await ConditionerFixture(behaviour: .echo)
+        defer { f.stopSoon() }
         f.conditioner.setState(.wifi, .down(.reset), pathUpdate: .delayed(.milliseconds(400)))
         let snapshot = await f.conditioner.snapshot()
         #expect(snapshot.path.interface(.wifi) == nil, "the real path changed at once")
@@ -84,8 +85,8 @@ struct PathAndTimelineTests {
             Phase(at: .milliseconds(150), label: "tunnel", changes: [.wifi: down]),
             Phase(at: .milliseconds(450), label: "out", changes: [.wifi: up]),
         ]
-        let f = try ConditionerFixture(behaviour: .echo, timeline: timeline)
-        defer { f.stop() }
+        let f = try await ConditionerFixture(behaviour: .echo, timeline: timeline)
+        defer { f.stopSoon() }
         #expect(await f.events.wait(timeout: .seconds(30)) { events in
             events.contains { if case .phaseApplied(_, "out", _) = $0.kind { true } else { false } }
         })
@@ -103,15 +104,16 @@ struct PathAndTimelineTests {
 
     @Test func scenarioStepsOverlayTheTimeline() async throws {
         // The profile drops WiFi at 150 ms and brings it back at 450 ms; the driver holds
-        // cellular down from the start and takes WiFi down (refuse) at once.
+        // both interfaces down (refuse) from the start, as a scenario's held-down start
+        // does: given at start, so no race with the profile's first phase on a busy machine.
         let down = InterfaceSetup(state: .down(.reset))
         let timeline = [
             Phase(at: .milliseconds(150), label: "drop", changes: [.wifi: down, .cellular: down]),
             Phase(at: .milliseconds(450), label: "back", changes: [.wifi: .defaultSetup(for: .wifi)]),
         ]
-        let f = try ConditionerFixture(behaviour: .echo, timeline: timeline, holds: [.cellular: .refuse])
-        defer { f.stop() }
-        f.conditioner.setState(.wifi, .down(.refuse))
+        let f = try await ConditionerFixture(
+            behaviour: .echo, timeline: timeline, holds: [.cellular: .refuse, .wifi: .refuse])
+        defer { f.stopSoon() }
         #expect(await f.events.wait(timeout: .seconds(30)) { events in
             events.contains { if case .phaseApplied(_, "back", _) = $0.kind { true } else { false } }
         })

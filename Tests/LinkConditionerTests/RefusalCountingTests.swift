@@ -42,19 +42,19 @@ import Glibc
     }
 
     @Test func connectsToAResetOrRefuseInterfaceAreCountedAndReset() async throws {
-        let f = try ConditionerFixture(
+        let f = try await ConditionerFixture(
             behaviour: .stream(bytes: 10_000), cellular: InterfaceSetup(state: .down(.refuse)),
             listeners: Self.listeners, countsRefusals: true)
-        defer { f.stop() }
+        defer { f.stopSoon() }
         // Cellular starts down (refuse): its listener listens from the start.
         for _ in 0..<3 {
-            let end = try await blocking { try Self.connectAndRead(f.endpoint(.cellular)) }
+            let end = try await OffPool.run { try Self.connectAndRead(f.endpoint(.cellular)) }
             #expect(end == .error(errno: ECONNRESET))
         }
         f.conditioner.setState(.wifi, .down(.reset))
         _ = await f.conditioner.snapshot()  // the command has been handled once this returns
         for _ in 0..<5 {
-            let end = try await blocking { try Self.connectAndRead(f.endpoint(.wifi)) }
+            let end = try await OffPool.run { try Self.connectAndRead(f.endpoint(.wifi)) }
             #expect(end == .error(errno: ECONNRESET))
         }
         #expect(await f.events.wait { Self.refusals($0, on: .wifi) == 5 && Self.refusals($0, on: .cellular) == 3 })
@@ -75,29 +75,29 @@ import Glibc
         f.conditioner.setState(.wifi, .up)
         _ = await f.conditioner.snapshot()
         let client = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
-        let (bytes, end) = try await blocking { client.readAll() }
+        let (bytes, end) = await client.readAll()
         #expect(bytes == pattern(10_000))
         #expect(end == .eof)
         let after = await f.conditioner.snapshot()
         #expect(after.interface(.wifi)?.counters.connectionsRefused == 5)
         #expect(after.interface(.wifi)?.counters.connectionsAccepted == 1)
-        #expect(f.stop() == 0, "every handle, the refused ones included, is closed")
+        #expect(await f.stop() == 0, "every handle, the refused ones included, is closed")
     }
 
     @Test func aBlackholedInterfaceAcceptsAndHoldsRatherThanRefuses() async throws {
-        let f = try ConditionerFixture(behaviour: .stream(bytes: 10_000), listeners: Self.listeners, countsRefusals: true)
-        defer { f.stop() }
+        let f = try await ConditionerFixture(behaviour: .stream(bytes: 10_000), listeners: Self.listeners, countsRefusals: true)
+        defer { f.stopSoon() }
         f.conditioner.setState(.wifi, .down(.blackhole))
         _ = await f.conditioner.snapshot()
         let held = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
-        #expect(held.read(timeout: .milliseconds(300)) == .timedOut)
+        #expect(await held.read(timeout: .milliseconds(300)) == .timedOut)
         #expect(await f.events.wait { $0.contains { if case .connectionAccepted(_, .wifi, _) = $0.kind { true } else { false } } })
         #expect(Self.refusals(f.events.all, on: .wifi) == 0)
     }
 
     @Test func withoutTheOptionTheKernelRefusesAndNothingIsCounted() async throws {
-        let f = try ConditionerFixture(behaviour: .stream(bytes: 10_000))
-        defer { f.stop() }
+        let f = try await ConditionerFixture(behaviour: .stream(bytes: 10_000))
+        defer { f.stopSoon() }
         f.conditioner.setState(.wifi, .down(.refuse))
         _ = await f.conditioner.snapshot()
         guard case .failed(let error) = BlockingSocket.connect(to: f.endpoint(.wifi)) else {

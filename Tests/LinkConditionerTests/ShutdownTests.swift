@@ -25,7 +25,7 @@ struct ShutdownTests {
         let profile = Profile(name: "shutdown", initial: [
             .wifi: .shaped(downlink: .init(rate: .constant(bitsPerSecond: 2_000_000), delay: .milliseconds(30))),
         ])
-        let conditioner = try LinkConditioner.start(
+        let conditioner = try await LinkConditioner.start(
             configuration: ConditionerConfiguration(upstream: upstream.address, profile: profile),
             sink: EventCollector())
         let endpoints = Array(conditioner.endpoints.values)
@@ -34,7 +34,7 @@ struct ShutdownTests {
         var clients: [BlockingSocket] = []
         for _ in 0..<5 { clients.append(try BlockingSocket.mustConnect(to: conditioner.endpoints[.wifi]!)) }
         let streaming = clients
-        _ = try await blocking { for client in streaming { _ = client.read(timeout: .seconds(2)) } }
+        for client in streaming { _ = await client.read(timeout: .seconds(2)) }
         conditioner.setState(.cellular, .down(.blackhole))
         // `setState` is queued to the loop; a snapshot answers after it, so the next
         // connection is accepted blackholed (else the loop may take the accept first
@@ -46,8 +46,8 @@ struct ShutdownTests {
         let held = conditionerSockets(endpoints, upstream: upstream.address)
         #expect(held.count == 13, "\(held) endpoints \(endpoints) upstream \(upstream.address)")
 
-        #expect(conditioner.stop() == 0, "uv_loop_close must return 0: every handle closed")
-        #expect(conditioner.stop() == 0, "stop is idempotent")
+        #expect(await conditioner.stop() == 0, "uv_loop_close must return 0: every handle closed")
+        #expect(await conditioner.stop() == 0, "stop is idempotent")
         #expect(conditionerSockets(endpoints, upstream: upstream.address) == [], "a socket outlived stop()")
         #expect(ProcessResources.threads(named: conditioner.threadName) == 0, "the loop thread outlived stop()")
         clients.removeAll()
@@ -63,8 +63,8 @@ struct ShutdownTests {
         let configuration = ConditionerConfiguration(
             upstream: upstream.address,
             listeners: [.wifi: SocketAddress(host: wifiHost, port: 0), .cellular: SocketAddress(host: "192.0.2.1", port: 9)])
-        #expect {
-            _ = try LinkConditioner.start(configuration: configuration, sink: EventCollector())
+        await #expect {
+            _ = try await LinkConditioner.start(configuration: configuration, sink: EventCollector())
         } throws: { error in
             (error as? LibUVError).map { $0.description.contains("bind cellular") } ?? false
         }

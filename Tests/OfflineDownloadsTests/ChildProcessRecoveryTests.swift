@@ -3,6 +3,7 @@ import Crypto
 import FixtureOrigin
 import Foundation
 import OfflineDownloads
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

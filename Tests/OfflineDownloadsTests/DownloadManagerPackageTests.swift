@@ -4,6 +4,7 @@ import Foundation
 import HLSPlaylist
 import OfflineDownloads
 import Synchronization
+import TestSupport
 import Testing
 
 /// What the engine leaves on disk and tells the app: renditions, progress, licenses in

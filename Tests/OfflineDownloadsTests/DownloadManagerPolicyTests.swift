@@ -3,6 +3,7 @@ import FixtureOrigin
 import Foundation
 import OfflineDownloads
 import Synchronization
+import TestSupport
 import Testing
 
 /// Licenses, retries, bad playlists, storage and settings, end to end.

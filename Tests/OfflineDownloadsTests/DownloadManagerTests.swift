@@ -3,6 +3,7 @@ import Crypto
 import FixtureOrigin
 import Foundation
 import OfflineDownloads
+import TestSupport
 import Testing
 
 /// The engine end to end against the real origin over real sockets.

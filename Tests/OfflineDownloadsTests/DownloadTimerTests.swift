@@ -3,6 +3,7 @@ import FixtureOrigin
 import Foundation
 import OfflineDownloads
 import Synchronization
+import TestSupport
 import Testing
 
 /// Time-driven engine behaviour against the real origin: the download's own expiry

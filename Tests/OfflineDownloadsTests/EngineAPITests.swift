@@ -3,6 +3,7 @@ import FixtureOrigin
 import Foundation
 import OfflineDownloads
 import Synchronization
+import TestSupport
 import Testing
 
 /// The smaller promises of the engine's API, end to end through the conditioner.

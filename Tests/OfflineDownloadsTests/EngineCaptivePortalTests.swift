@@ -4,6 +4,7 @@ import FixtureOrigin
 import Foundation
 import OfflineDownloads
 import Synchronization
+import TestSupport
 import Testing
 
 /// A captive portal between the engine and the origin, end to end through the

@@ -3,6 +3,7 @@ import FixtureOrigin
 import Foundation
 import OfflineDownloads
 import Synchronization
+import TestSupport
 import Testing
 
 /// Every terminal state has its end time, read from the injected wall clock

@@ -3,6 +3,7 @@ import FixtureOrigin
 import Foundation
 import OfflineDownloads
 import Synchronization
+import TestSupport
 import Testing
 
 /// Every license case at the engine's level, through the conditioner: acquired and

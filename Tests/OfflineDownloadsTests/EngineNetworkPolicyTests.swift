@@ -5,6 +5,7 @@ import Foundation
 import LinkConditioner
 import OfflineDownloads
 import Synchronization
+import TestSupport
 import Testing
 
 /// The network policy end to end, through the conditioner: which interface carries

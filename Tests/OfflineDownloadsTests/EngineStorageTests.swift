@@ -4,6 +4,7 @@ import FixtureOrigin
 import Foundation
 import OfflineDownloads
 import Synchronization
+import TestSupport
 import Testing
 
 /// Storage and recovery at the engine's level: the free-space cushion during a

@@ -5,6 +5,7 @@ import Foundation
 import LinkConditioner
 import OfflineDownloads
 import Synchronization
+import TestSupport
 import Testing
 
 /// The engine through the real libuv link conditioner in front of the real origin:

@@ -3,6 +3,7 @@ import FixtureOrigin
 import Foundation
 import HLSPlaylist
 import OfflineDownloads
+import TestSupport
 import Testing
 
 /// A clear real-media video downloaded by the engine plays from its package with no

@@ -3,6 +3,7 @@ import FixtureOrigin
 import Foundation
 import AppProtocol
 import ResilienceHarness
+import TestSupport
 import Testing
 
 /// Each `--misbehave` at the agent level, beside the honest agent where the contrast

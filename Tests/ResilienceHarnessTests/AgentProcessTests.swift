@@ -3,6 +3,7 @@ import FixtureOrigin
 import Foundation
 import AppProtocol
 @testable import ResilienceHarness
+import TestSupport
 import Testing
 
 /// `bench agent` in real child processes, driven through `AgentProcess` against a real

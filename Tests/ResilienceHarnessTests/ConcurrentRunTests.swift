@@ -4,8 +4,9 @@ import Foundation
 import Testing
 
 /// What lets scenarios play concurrently on one time axis: each scenario's collector
-/// tags its entries and keeps its own live view; the load each one saw is recorded and
-/// a failure under load says so without changing the outcome.
+/// tags its entries and keeps its own live view; the load each one saw is recorded (the
+/// harness clock, the timer thread and the pool apart) and a failure under load says so
+/// without changing the outcome.
 @Suite struct ConcurrentRunTests {
     @Test func aScenariosCollectorSharesTheEpochTagsItsEntriesAndKeepsItsOwnLiveView() {
         let clock = ManualClock(startingAt: 1_000)
@@ -22,15 +23,33 @@ import Testing
         #expect(run.entries.isEmpty, "the run's own collector holds nothing of its scenarios'")
     }
 
-    @Test func theLoadIsTheMostScenariosAlongsideAndTheLatestTick() {
-        var sample = LoadSample()
-        sample.tick(interval: .milliseconds(500), elapsed: .milliseconds(503), playing: 1)
-        sample.tick(interval: .milliseconds(500), elapsed: .milliseconds(780), playing: 4)
-        sample.tick(interval: .milliseconds(500), elapsed: .milliseconds(499), playing: 2)
-        #expect(sample.load == ScenarioLoad(alongside: 3, timerLagMaxSeconds: 0.28))
-        #expect(sample.load.mayStretchBounds)
-        #expect(sample.load.description == "with 3 other scenarios, timer ≤ 280 ms late")
-        #expect(LoadSample().load.description == "alone, timer ≤ 0 ms late")
+    @Test func theLoadIsTheMostScenariosAlongsideAndTheWorstOfEachProbe() {
+        let meter = LoadMeter()
+        #expect(meter.load == ScenarioLoad(alongside: 0, harnessClockLateMaxSeconds: 0))
+        meter.tick(playing: 1)
+        meter.tick(playing: 4)
+        meter.tick(playing: 2)
+        meter.harnessClock.record(timerThread: .milliseconds(3), executor: .milliseconds(280))
+        meter.harnessClock.record(timerThread: .milliseconds(1), executor: .milliseconds(12))
+        meter.pool.record(timerThread: .milliseconds(7), executor: .milliseconds(1_500))
+        let load = meter.load
+        #expect(load == ScenarioLoad(
+            alongside: 3, harnessClockLateMaxSeconds: 0.28, timerThreadLateMaxSeconds: 0.007, poolLateMaxSeconds: 1.5))
+        #expect(load.mayStretchBounds)
+        #expect(load.description
+            == "with 3 other scenarios, harness clock ≤ 280 ms late (timer thread ≤ 7 ms, cooperative pool ≤ 1500 ms)")
+        #expect(load.lateBecause == "the scenario's own executor (its timer thread woke on time)")
+        let machine = ScenarioLoad(alongside: 0, harnessClockLateMaxSeconds: 0.4, timerThreadLateMaxSeconds: 0.39)
+        #expect(machine.lateBecause == "the machine (its timer thread woke as late)")
+        #expect(ScenarioLoad(alongside: 0, harnessClockLateMaxSeconds: 0.1).lateBecause == nil, "on time: nobody to blame")
+    }
+
+    @Test func aReportOfBeforeTheProbesReadsItsTimerAsTheHarnessClock() throws {
+        let old = #"{"alongside": 2, "timerLagMaxSeconds": 0.3}"#
+        let load = try JSONDecoder().decode(ScenarioLoad.self, from: Data(old.utf8))
+        #expect(load == ScenarioLoad(alongside: 2, harnessClockLateMaxSeconds: 0.3))
+        let again = try JSONDecoder().decode(ScenarioLoad.self, from: JSONEncoder().encode(load))
+        #expect(again == load)
     }
 
     static func result(load: ScenarioLoad?) -> ScenarioResult {
@@ -43,12 +62,13 @@ import Testing
     }
 
     @Test func aFailureUnderLoadSaysSoAndStaysAFailure() {
-        let loaded = Self.result(load: ScenarioLoad(alongside: 5, timerLagMaxSeconds: 0.4)).notingLoad()
+        let loaded = Self.result(load: ScenarioLoad(alongside: 5, harnessClockLateMaxSeconds: 0.4, timerThreadLateMaxSeconds: 0.38)).notingLoad()
         #expect(loaded.verdicts[0].failed && loaded.verdicts[0].summary.contains("Under load: the scenario ran with 5 other"))
+        #expect(loaded.verdicts[0].summary.contains("late because of the machine"))
         #expect(loaded.verdicts[1].summary == "every byte matched", "a verdict that held is left as it is")
         #expect(!loaded.preconditions[0].met && loaded.preconditions[0].detail.contains("--jobs 1"))
         #expect(!loaded.passed)
-        let calm = Self.result(load: ScenarioLoad(alongside: 5, timerLagMaxSeconds: 0.01))
+        let calm = Self.result(load: ScenarioLoad(alongside: 5, harnessClockLateMaxSeconds: 0.01))
         #expect(calm.notingLoad() == calm, "a timer on time stretched no bound: nothing to say")
         #expect(Self.result(load: nil).notingLoad() == Self.result(load: nil))
     }
@@ -75,7 +95,7 @@ import Testing
 @Suite struct GateUnderLoadTests {
     static func report(lag: Double) -> RunReport {
         var report = GateComparisonTests.report(metrics: ScenarioMetrics(timeToCompleteSeconds: 60))
-        report.scenarios[0].load = ScenarioLoad(alongside: 6, timerLagMaxSeconds: lag)
+        report.scenarios[0].load = ScenarioLoad(alongside: 6, harnessClockLateMaxSeconds: lag)
         return report
     }
 
@@ -87,7 +107,7 @@ import Testing
         let loaded = GateComparison(report: Self.report(lag: 0.785), baseline: Self.baseline)
         #expect(!loaded.passed && loaded.regressions.count == 1)
         let line = try #require(loaded.lines(baselinePath: "b").first { $0.contains("regression ") })
-        #expect(line.contains("[under load: the scenario ran with 6 other scenarios, timer ≤ 785 ms late;"), "\(line)")
+        #expect(line.contains("[under load: the scenario ran with 6 other scenarios, harness clock ≤ 785 ms late"), "\(line)")
         let calm = GateComparison(report: Self.report(lag: 0.02), baseline: Self.baseline)
         #expect(!calm.passed)
         #expect(!calm.lines(baselinePath: "b").joined().contains("under load"))

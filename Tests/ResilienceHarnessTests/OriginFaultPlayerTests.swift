@@ -1,6 +1,7 @@
 import BenchCore
 import FixtureOrigin
 import Foundation
+import TestSupport
 import Testing
 @testable import ResilienceHarness
 

@@ -1,6 +1,7 @@
 import AppProtocol
 import Foundation
 @testable import ResilienceHarness
+import TestSupport
 import Testing
 
 /// When the harness reads a package: as soon as the app names the package of a
@@ -22,14 +23,14 @@ import Testing
         ScenarioTrace(collector.entries).packageReads
     }
 
-    @Test func aDownloadReportedDownloadedIsReadWhenTheAppNamesItsPackage() throws {
+    @Test func aDownloadReportedDownloadedIsReadWhenTheAppNamesItsPackage() async throws {
         let (package, collector, watch) = try setUp()
         defer { package.remove() }
         watch.observe(.stateChanged(download: "d1", from: .downloading, to: .downloaded))
-        // Until the package is named, the script's triggers wait.
+        // Until the package is named, and then until it is read, the script's triggers wait.
         #expect(watch.isBusy && reads(collector).isEmpty)
         watch.observe(.finished(download: "d1", package: package.master))
-        #expect(!watch.isBusy)
+        await eventually("the read of the named package") { !watch.isBusy }
         let read = try #require(reads(collector).first)
         #expect(reads(collector).count == 1)
         #expect(read.download == "d1" && read.cause == .downloaded && read.master == package.master)
@@ -37,20 +38,21 @@ import Testing
         #expect(read.found.playlists.first?.isComplete == true)
     }
 
-    @Test func aPackageNamedBeforeTheReportIsReadAtTheReport() throws {
+    @Test func aPackageNamedBeforeTheReportIsReadAtTheReport() async throws {
         let (package, collector, watch) = try setUp()
         defer { package.remove() }
         watch.observe(.finished(download: "d1", package: package.master))
-        #expect(reads(collector).isEmpty)
+        #expect(reads(collector).isEmpty && !watch.isBusy)
         watch.observe(.stateChanged(download: "d1", from: .downloading, to: .downloaded))
-        #expect(reads(collector).map(\.cause) == [.downloaded] && !watch.isBusy)
+        await eventually("the read begun at the report") { !watch.isBusy }
+        #expect(reads(collector).map(\.cause) == [.downloaded])
     }
 
-    @Test func anInspectionNamingThePackageIsFollowedByARead() throws {
+    @Test func anInspectionNamingThePackageIsFollowedByARead() async throws {
         let (package, collector, watch) = try setUp()
         defer { package.remove() }
-        watch.inspected(AppInspection(download: "d1", known: true, state: .downloaded, playable: true, package: package.master))
-        watch.inspected(AppInspection(download: "d1", known: false, state: nil, playable: false))
+        await watch.inspected(AppInspection(download: "d1", known: true, state: .downloaded, playable: true, package: package.master))
+        await watch.inspected(AppInspection(download: "d1", known: false, state: nil, playable: false))
         #expect(reads(collector).map(\.cause) == [.inspected])
     }
 

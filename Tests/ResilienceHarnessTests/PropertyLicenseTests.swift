@@ -11,10 +11,12 @@ import Testing
     /// `issuedAt` and whose response ends `delivery` later; the app claims it at
     /// `claimAt` (default: just after it arrived), fetches its playlist and its first
     /// segment (started at 2.5 s), and goes to the background at 10 s, back at 20 s.
-    func protectedDownload(issuedAt: Double = 1, delivery: Double? = 0.5, claimAt: Double? = nil) -> TraceBuilder {
+    func protectedDownload(
+        issuedAt: Double = 1, delivery: Double? = 0.5, firstByte: Double? = nil, claimAt: Double? = nil
+    ) -> TraceBuilder {
         var b = TraceBuilder()
         b.protectedRequest("d1", video: "drm", asset: "drm-a", at: 0)
-        b.licenseIssued(asset: "drm-a", at: issuedAt, delivery: delivery)
+        b.licenseIssued(asset: "drm-a", at: issuedAt, delivery: delivery, firstByte: firstByte)
         b.licenseAcquired("d1", at: claimAt ?? issuedAt + (delivery ?? 0) + 0.05)
         b.state("d1", .downloading, at: 2)
         b.origin("/videos/drm/400k/index.m3u8", bytes: 300, at: 2.2, duration: 0.1)
@@ -32,7 +34,7 @@ import Testing
         expectEvidence(verdict, at: 1.5, contains: "download d1: license for asset drm-a issued at 1.000 s, its response "
             + "ended at 1.500 s, before its first encrypted segment /videos/drm/400k/seg0.ts started at 2.500 s")
         expectEvidence(verdict, at: 10, contains: "app to background after download d1's license for asset drm-a")
-        expectEvidence(verdict, at: 1.55, contains: "download d1 reported licenseAcquired after its license")
+        expectEvidence(verdict, at: 1.55, contains: "download d1 reported licenseAcquired at 1.550 s after its license")
     }
 
     // (b) the first encrypted segment
@@ -158,7 +160,33 @@ import Testing
         #expect(verdict.evidence.count == 1, "\(verdict.evidence)")
     }
 
-    @Test func aClaimBeforeTheLicenseResponseEndedFails() {
+    /// Seen with a fast engine under subway-commute: issued at 0.7516 s, claimed at
+    /// 0.7555 s, the response's end stamped at 0.7561 s. The head was written before the
+    /// claim: the app had read the license; the origin stamped the write's end later.
+    @Test func aClaimAfterTheResponseBeganAndBeforeItsEndWasStampedPasses() {
+        let verdict = evaluate(id, protectedDownload(
+            issuedAt: 0.7516, delivery: 0.0045, firstByte: 0.0010, claimAt: 0.7555))
+        #expect(verdict.outcome == .passed, "\(verdict)")
+        expectEvidence(verdict, at: 0.7555, contains: "download d1 reported licenseAcquired at 0.755 s after its license "
+            + "for asset drm-a issued at 0.751 s, its response ended at 0.756 s, whose response began at 0.752 s")
+    }
+
+    @Test func aClaimAfterAResponseBeganThatNeverCompletedFails() {
+        let verdict = evaluate(id, protectedDownload(delivery: nil, firstByte: 0.001, claimAt: 1.2))
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 1.2, contains: "no response carrying it completed at the origin: claimed a license it "
+            + "never fetched")
+    }
+
+    @Test func aClaimBeforeTheLicenseResponseBeganFails() {
+        let verdict = evaluate(id, protectedDownload(firstByte: 0.3, claimAt: 1.2))
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 1.2, contains: "its response began only at 1.300 s and ended only at 1.500 s: claimed "
+            + "a license it never fetched")
+        #expect(verdict.evidence.count == 1, "\(verdict.evidence)")
+    }
+
+    @Test func aClaimBeforeTheLicenseResponseEndedWithNoFirstByteTimeFails() {
         let verdict = evaluate(id, protectedDownload(claimAt: 1.2))
         #expect(verdict.outcome == .failed)
         expectEvidence(verdict, at: 1.2, contains: "its response ended only at 1.500 s: claimed a license it never fetched")

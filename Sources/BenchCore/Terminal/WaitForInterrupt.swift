@@ -14,12 +14,8 @@ public func waitForInterrupt(orAfter limit: Duration?) async {
         source.resume()
         return source
     }
-    let timer = Task {
-        guard let limit else { return }
-        try await Task.sleep(for: limit)
-        continuation.yield()
-    }
+    let timer = limit.map { Timekeeper.shared.schedule(after: $0) { continuation.yield() } }
     for await _ in stream { break }
-    timer.cancel()
+    timer?.cancel()
     for source in sources { source.cancel() }
 }

@@ -77,6 +77,12 @@ final class LoopBoot: @unchecked Sendable {
         return outcome.withLock { $0! }
     }
 
+    /// Suspends until the listeners are bound or failed; the wait for the loop thread's
+    /// signal holds a thread outside the cooperative pool (`OffPool`), never a pool thread.
+    func ready() async -> Outcome {
+        await OffPool.run { self.waitUntilReady() }
+    }
+
     func run() {
         deadzone_name_thread(threadName)
         let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)

@@ -223,9 +223,12 @@ struct TransferWorker: Sendable {
             throw .transport(error)
         }
         var stored = segment
+        let files = files
         do {
-            stored.bytes = try files.commit(segment)
-            stored.sha256 = try Self.sha256(of: files.finalPath(for: segment))
+            // The sync, rename and hash block on the disk: off the cooperative pool.
+            (stored.bytes, stored.sha256) = try await OffPool.run { () throws -> (Int64, String) in
+                (try files.commit(segment), try Self.sha256(of: files.finalPath(for: segment)))
+            }
         } catch let error as PackageFileError {
             throw .transport(.storage("\(error)", noSpace: error.isDiskFull))
         } catch {
@@ -245,9 +248,10 @@ struct TransferWorker: Sendable {
     private func recordReconciled(_ reconciled: [SegmentRecord], stored: [SegmentRecord]) async throws(TransferFailure) {
         var found: [SegmentCompletion] = []
         var lost: [SegmentRecord] = []
+        let files = files
         for (before, segment) in zip(stored, reconciled) {
             if segment.state == .complete, before.state != .complete {
-                let hash = try? Self.sha256(of: files.finalPath(for: segment))
+                let hash = try? await OffPool.run { try Self.sha256(of: files.finalPath(for: segment)) }
                 found.append(SegmentCompletion(key: segment.key, bytes: segment.bytes, sha256: hash, etag: segment.etag))
             } else if before.state == .complete, segment.state != .complete {
                 lost.append(segment)

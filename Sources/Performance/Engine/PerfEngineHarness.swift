@@ -126,7 +126,7 @@ enum PerfEngineHarness {
             .appendingPathComponent("deadzone-perf-engine-\(getpid())-\(PerfClock.now())")
         defer { if !keepStorage { try? FileManager.default.removeItem(atPath: storage) } }
         let counter = PerfEngineEventCounter()
-        let conditioner = try startConditioner(upstreamPort: origin.port, linkBitsPerSecond: linkBitsPerSecond,
+        let conditioner = try await startConditioner(upstreamPort: origin.port, linkBitsPerSecond: linkBitsPerSecond,
                                                resetProbabilityPerMiB: scenario.resetProbabilityPerMiB, seed: seed,
                                                sink: counter)
         defer { conditioner.stop() }
@@ -139,7 +139,7 @@ enum PerfEngineHarness {
             + ["--storage", storage, "--via", "\(wifi.host):\(wifi.port)", "--bitrate", String(scenario.bitrate)]
         let child = try await PerfEngineChild.run(executable: benchExecutable, arguments: arguments, timeLimit: max(60, ideal * 10))
         let snapshot = await conditioner.snapshot()
-        conditioner.stop()
+        await conditioner.stop()
         let counters = snapshot.interface(.wifi)?.counters ?? InterfaceCounters()
         let requests = Array(origin.requestLog.dropFirst(logStart))
         let content = await PerfEngineVerify.check(storage: storage, videoIDs: scenario.videos, store: origin.store)
@@ -155,7 +155,7 @@ enum PerfEngineHarness {
     /// A conditioner whose wifi downlink is `linkBitsPerSecond` (no delay, no loss), uplink
     /// unshaped, with random resets at `resetProbabilityPerMiB`; the engine uses wifi only.
     private static func startConditioner(upstreamPort: Int, linkBitsPerSecond: Double, resetProbabilityPerMiB: Double,
-                                         seed: UInt64, sink: any EventSink) throws -> LinkConditioner {
+                                         seed: UInt64, sink: any EventSink) async throws -> LinkConditioner {
         let link = InterfaceLink(
             downlink: LinkDirectionParameters(rate: .constant(bitsPerSecond: linkBitsPerSecond)),
             faults: ConnectionFaults(resetProbabilityPerMB: resetProbabilityPerMiB))
@@ -163,6 +163,6 @@ enum PerfEngineHarness {
                               initial: [.wifi: InterfaceSetup(state: .up, link: link)])
         let configuration = ConditionerConfiguration(
             upstream: SocketAddress(host: "127.0.0.1", port: UInt16(upstreamPort)), proxyProtocol: true, profile: profile)
-        return try LinkConditioner.start(configuration: configuration, sink: sink)
+        return try await LinkConditioner.start(configuration: configuration, sink: sink)
     }
 }

@@ -16,7 +16,10 @@ import Darwin
 /// Ownership: the handle owns the process and both pipes. A monitor thread of its own
 /// reads the agent's stdout, calls `onEvent` for every event (on that thread, in the
 /// order written; keep the callback short), resumes the `send` a reply answers, and
-/// reaps the process when it exits; it keeps the handle alive until then. The agent's
+/// reaps the process when it exits; it keeps the handle alive until then. Request lines
+/// are written by a serial queue of the handle's (`writer`), so a caller never blocks
+/// on a full pipe, and time limits are `Timekeeper` timers: none of the protocol's
+/// reading, writing or deadlines needs Swift's cooperative pool. The agent's
 /// stderr goes to a file (`stderrPath`), kept after the process ends, so that what it
 /// logged can be read or attached to a report. Every method may be called from any
 /// task or thread.
@@ -33,9 +36,10 @@ public final class AgentProcess: Sendable {
     public let stderrPath: String
     let onEvent: @Sendable (_ t: UInt64, _ event: AppEvent) -> Void
     let state: Mutex<State>
-    /// The write end of the agent's stdin, -1 once closed. The lock keeps each request
-    /// line whole when several tasks send at once: writing is its only job.
+    /// The write end of the agent's stdin, -1 once closed; only `writer` touches it.
     let input: Mutex<Int32>
+    /// Writes request lines, whole and in call order, then closes stdin (`closeInput`).
+    let writer: DispatchQueue
 
     struct State {
         var nextRequestID = 1
@@ -62,6 +66,7 @@ public final class AgentProcess: Sendable {
         self.onEvent = onEvent
         state = Mutex(State())
         input = Mutex(stdin)
+        writer = DispatchQueue(label: "agent-\(child.pid)-stdin")
     }
 
     /// Starts `executable` with `arguments` (e.g. `bench`, `["agent"]`) and says `hello`:
@@ -152,7 +157,7 @@ public final class AgentProcess: Sendable {
         do { line = try AppWire.line(AppRequest(id: id, command: command)) } catch {
             throw .io("cannot encode the \(command.name) request: \(error)")
         }
-        var timer: Task<Void, Never>?
+        var timer: Timekeeper.Timer?
         let result = await withCheckedContinuation { continuation in
             let ended: AgentProcessError? = state.withLock { state in
                 if let violation = state.violation { return .protocolViolation(violation) }
@@ -161,13 +166,15 @@ public final class AgentProcess: Sendable {
                 return nil
             }
             if let ended { return continuation.resume(returning: .failure(ended)) }
-            timer = Task {
-                try? await Task.sleep(for: timeout)
-                guard !Task.isCancelled else { return }
-                self.state.withLock { _ = $0.expired.insert(id) }
-                self.complete(id, with: .failure(.timedOut(command: command)))
+            timer = Timekeeper.shared.schedule(after: timeout) {
+                let waiting = self.state.withLock { state in
+                    state.pending[id] == nil ? false : state.expired.insert(id).inserted
+                }
+                if waiting { self.complete(id, with: .failure(.timedOut(command: command))) }
             }
-            if let failure = write(line) { complete(id, with: .failure(failure)) }
+            writer.async {
+                if let failure = self.write(line) { self.complete(id, with: .failure(failure)) }
+            }
         }
         timer?.cancel()
         return try result.get()
@@ -202,7 +209,7 @@ public final class AgentProcess: Sendable {
     /// Waits until the agent exits and is reaped, or `timeout` passes (nil: no limit).
     /// Returns its exit status, or nil on timeout.
     public func waitForExit(timeout: Duration? = nil) async -> Int32? {
-        var timer: Task<Void, Never>?
+        var timer: Timekeeper.Timer?
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let key: Int? = state.withLock { state in
                 guard state.exitStatus == nil else { return nil }
@@ -212,9 +219,8 @@ public final class AgentProcess: Sendable {
             }
             guard let key else { return continuation.resume() }
             if let timeout {
-                timer = Task {
-                    try? await Task.sleep(for: timeout)
-                    if !Task.isCancelled { self.state.withLock { $0.exitWaiters.removeValue(forKey: key) }?.resume() }
+                timer = Timekeeper.shared.schedule(after: timeout) {
+                    self.state.withLock { $0.exitWaiters.removeValue(forKey: key) }?.resume()
                 }
             }
         }
@@ -243,6 +249,7 @@ public final class AgentProcess: Sendable {
 
     /// Writes `line` whole on the agent's stdin; the error when that failed. A broken
     /// pipe is no error here: the agent is exiting, and its reaping fails the send.
+    /// Runs on `writer` only: it blocks while the pipe is full.
     func write(_ line: Data) -> AgentProcessError? {
         input.withLock { descriptor in
             guard descriptor >= 0 else { return .io("the agent's stdin is closed: it exited or was asked to shut down") }
@@ -262,11 +269,14 @@ public final class AgentProcess: Sendable {
         }
     }
 
-    /// Closes the agent's stdin (it then sees the end of its input).
+    /// Closes the agent's stdin (it then sees the end of its input) once the lines
+    /// already sent are written.
     func closeInput() {
-        input.withLock { descriptor in
-            if descriptor >= 0 { close(descriptor) }
-            descriptor = -1
+        writer.async {
+            self.input.withLock { descriptor in
+                if descriptor >= 0 { close(descriptor) }
+                descriptor = -1
+            }
         }
     }
 }

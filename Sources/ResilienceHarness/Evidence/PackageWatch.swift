@@ -11,15 +11,20 @@ import Synchronization
 ///
 /// One per scenario run. `observe` is called on the agent's monitor thread with every
 /// event *before* the trace collector absorbs it, so no trigger of the script can see a
-/// download `downloaded` before its read was begun; `isBusy` holds the script's
-/// triggers until the read is done (`ScenarioContext.wait`). Thread-safe: the state is
-/// behind a lock, and reads happen outside it, on the caller's thread.
+/// download `downloaded` before its read was counted; the read itself runs on a serial
+/// queue of the watch's (`reader`), so the monitor goes on reading the app's lines while
+/// a package is hashed; `isBusy` holds the script's triggers until the read is done
+/// (`ScenarioContext.wait`). An inspection's read runs outside the cooperative pool and
+/// the scenario's executor (`OffPool`), and the inspection waits for it. Thread-safe:
+/// the state is behind a lock, and reads happen outside it.
 final class PackageWatch: Sendable {
     /// How long after reporting a download `downloaded` the app has to name its package.
     let packageBound: Duration
     private let collector: TraceCollector
     private let origin: OriginCatalogView
     private let state = Mutex(State())
+    /// Reads the packages of downloads the app reported `downloaded`, one at a time.
+    private let reader = DispatchQueue(label: "deadzone.package-watch")
 
     private struct State {
         /// The video of each download the harness requested.
@@ -62,7 +67,7 @@ final class PackageWatch: Sendable {
                 state.awaiting[download] = .now + packageBound
                 return (nil, false)
             }
-            if let master { read(download, master: master, cause: .downloaded, counted: true) }
+            if let master { readLater(download, master: master) }
             if unnamed { recordUnnamed(download, "the app reported it \(to) before naming its package") }
         case let .finished(download, package):
             let awaited = state.withLock { state -> Bool in
@@ -73,16 +78,23 @@ final class PackageWatch: Sendable {
                 state.reading += 1
                 return true
             }
-            if awaited { read(download, master: package, cause: .downloaded, counted: true) }
+            if awaited { readLater(download, master: package) }
         default:
             break
         }
     }
 
-    /// The app answered an `inspect`: its package, when it names one, is read now.
-    func inspected(_ inspection: AppInspection) {
+    /// The app answered an `inspect`: its package, when it names one, is read now (off
+    /// the pool), and the call returns once it has been.
+    func inspected(_ inspection: AppInspection) async {
         guard let master = inspection.package else { return }
-        read(inspection.download, master: master, cause: .inspected, counted: false)
+        await OffPool.run { self.read(inspection.download, master: master, cause: .inspected, counted: false) }
+    }
+
+    /// A counted read of a package the app reported downloaded, on `reader`.
+    private func readLater(_ download: String, master: String) {
+        let t = collector.now
+        reader.async { self.read(download, master: master, cause: .downloaded, counted: true, at: t) }
     }
 
     /// Whether a read is under way or a package is still awaited (one awaited past
@@ -127,9 +139,10 @@ final class PackageWatch: Sendable {
         state.withLock { $0.masters[download] }
     }
 
-    /// Reads the package at `master` and records the findings, stamped when the read began.
-    func read(_ download: String, master: String, cause: PackageReadCause, counted: Bool) {
-        let t = collector.now
+    /// Reads the package at `master` and records the findings, stamped when the read was
+    /// asked for (`t`, by default now). Blocks while it walks and hashes the files.
+    func read(_ download: String, master: String, cause: PackageReadCause, counted: Bool, at t: UInt64? = nil) {
+        let t = t ?? collector.now
         let video = state.withLock { state in
             state.masters[download] = master
             return state.videos[download]

@@ -26,8 +26,12 @@ extension Property {
     /// And (c) no license-server `request_received` (any endpoint) falls in a background
     /// span (from `lifecycle(foreground: false)` to the next `true`) or carries the
     /// server's own `app_in_background` flag; (d) every `.agent(.licenseAcquired)` for a
-    /// protected download comes after a license for its asset reached the app, else the
-    /// app claimed a license it never fetched.
+    /// protected download comes after the server issued a license for its asset and the
+    /// response carrying it began (its head written, a response that then completed),
+    /// else the app claimed a license it never fetched. A claim may come before the
+    /// origin stamps that response's end: the origin stamps it when its write completes,
+    /// and a fast app has read and parsed the bytes by then (a fast app is never failed
+    /// for being fast).
     public static let licenseBeforeBackground = Property(
         id: "license-before-background",
         description: "Every protected download holds its license before its first encrypted segment and before the "
@@ -67,8 +71,9 @@ private struct LicenseRule {
             notApplicable: "No protected download was requested.")
     }
 
-    /// What the license server did for `asset` up to `t`, for a violation.
-    private func serverText(_ asset: String, at t: UInt64) -> String {
+    /// What the license server did for `asset` up to `t`, for a violation; for a claim
+    /// (`claim`), when the response began as well as when it ended.
+    private func serverText(_ asset: String, at t: UInt64, claim: Bool = false) -> String {
         let issued = log.issued(forAsset: asset)
         guard let first = issued.first else {
             let requests = log.requests(forAsset: asset).count
@@ -78,7 +83,8 @@ private struct LicenseRule {
         guard first.t < t else {
             return "the license server issued its first license for asset \(asset) only at \(Wording.time(first.t))"
         }
-        let delivery = first.deliveredAt.map { "its response ended only at \(Wording.time($0))" }
+        let began = claim ? first.respondedAt.flatMap { $0 < first.deliveredAt ?? 0 ? "began only at \(Wording.time($0)) and " : nil } ?? "" : ""
+        let delivery = first.deliveredAt.map { "its response \(began)ended only at \(Wording.time($0))" }
             ?? "no response carrying it completed at the origin"
         return "the license server issued a license for asset \(asset) at \(Wording.time(first.t)), but \(delivery)"
     }
@@ -158,11 +164,14 @@ private struct LicenseRule {
                 let asset = download.licenseKey?.assetID
             else { continue }
             checked += 1
-            if let held = log.delivered(forAsset: asset, before: claim.t) {
-                findings.support(claim.t, "download \(claim.download) reported licenseAcquired after its \(heldText(held))")
+            if let held = log.begun(forAsset: asset, before: claim.t) {
+                let began = held.respondedAt.map { ", whose response began at \(Wording.time($0))" } ?? ""
+                findings.support(claim.t, "download \(claim.download) reported licenseAcquired at \(Wording.time(claim.t)) "
+                    + "after its \(heldText(held))\(began)")
             } else {
                 findings.violation(claim.t, "download \(claim.download) reported licenseAcquired (\(claim.detail)) at "
-                    + "\(Wording.time(claim.t)), but \(serverText(asset, at: claim.t)): claimed a license it never fetched")
+                    + "\(Wording.time(claim.t)), but \(serverText(asset, at: claim.t, claim: true)): claimed a license it "
+                    + "never fetched")
             }
         }
         return checked

@@ -100,6 +100,16 @@ public enum HarnessRunner {
                 startNext()
             }
         }
+        let finished = (results: results, traces: traces)
+        // Merging and sorting a long run's trace is CPU work: off the pool.
+        return await OffPool.run { merge(finished.results, finished.traces, options: options, collector: collector, started: started, jobs: jobs) }
+    }
+
+    /// The run's report and its merged trace, in time order.
+    private static func merge(
+        _ results: [ScenarioResult?], _ traces: [[TraceEntry]], options: HarnessOptions, collector: TraceCollector,
+        started: ContinuousClock.Instant, jobs: Int
+    ) -> HarnessRun {
         let merged = traces.flatMap { $0 }
         let metadata = RunMetadata(
             profile: options.profile.name, profilePath: options.profilePath, seed: options.seed,

@@ -1,6 +1,7 @@
 import BenchCore
 import FixtureOrigin
 import Foundation
+import Synchronization
 
 /// When each window of a profile's `origin:` section opens and closes, on the run's
 /// clock. A pure state machine: the driver (`OriginFaultPlayer`) sleeps until
@@ -61,23 +62,16 @@ enum OriginFaultPlayer {
     static func ruleID(_ index: Int) -> String { "profile-origin-\(index)" }
 
     /// Starts playing `windows` from trace time `start` (the profile's offset zero);
-    /// nil when there are none. Cancel the task to stop: rules still in place stay
-    /// until the origin stops.
+    /// nil when there are none. Each change is applied by a `Timekeeper` timer at its
+    /// instant (no task, so nothing waits for the cooperative pool). Cancel the playback
+    /// to stop: rules still in place stay until the origin stops.
     static func start(
         _ windows: [OriginFaultWindow], origin: OriginServer, collector: TraceCollector, start: UInt64
-    ) -> Task<Void, Never>? {
+    ) -> OriginFaultPlayback? {
         guard !windows.isEmpty else { return nil }
-        return Task {
-            var schedule = OriginFaultSchedule(windows: windows, start: start)
-            while let deadline = schedule.nextDeadline(), !Task.isCancelled {
-                let now = collector.now
-                if deadline > now {
-                    do { try await Task.sleep(for: .nanoseconds(Int64(clamping: deadline - now))) } catch { return }
-                    continue
-                }
-                for change in schedule.due(now: now) { apply(change, windows, origin: origin, collector: collector) }
-            }
-        }
+        let playback = OriginFaultPlayback(schedule: OriginFaultSchedule(windows: windows, start: start))
+        playback.step { change in apply(change, windows, origin: origin, collector: collector) } now: { collector.now }
+        return playback
     }
 
     private static func apply(
@@ -101,5 +95,49 @@ enum OriginFaultPlayer {
             _ = try? origin.updateFaultRules { (rules: inout FaultRuleSet) throws(FaultRuleSetError) in rules.remove(id: id) }
             collector.harness(.originFaultEnded(index: index, label: windows[index].label, rule: id))
         }
+    }
+}
+
+/// A playing `OriginFaultSchedule`: a chain of `Timekeeper` timers, one at each change's
+/// instant, each applying what is due and arming the next. Safe from any thread.
+final class OriginFaultPlayback: Sendable {
+    private struct State {
+        var schedule: OriginFaultSchedule
+        var timer: Timekeeper.Timer?
+        var cancelled = false
+    }
+
+    private let state: Mutex<State>
+
+    init(schedule: OriginFaultSchedule) {
+        state = Mutex(State(schedule: schedule))
+    }
+
+    /// Applies the changes due at `now()` and arms a timer for the next one.
+    func step(
+        _ apply: @escaping @Sendable (OriginFaultSchedule.Change) -> Void, now: @escaping @Sendable () -> UInt64
+    ) {
+        let t = now()
+        let (due, next) = state.withLock { state -> ([OriginFaultSchedule.Change], UInt64?) in
+            guard !state.cancelled else { return ([], nil) }
+            return (state.schedule.due(now: t), state.schedule.nextDeadline())
+        }
+        due.forEach(apply)
+        guard let next else { return }
+        let timer = Timekeeper.shared.schedule(after: .nanos(next &- min(next, t))) { [self] in step(apply, now: now) }
+        let cancelled = state.withLock { state in
+            state.timer = timer
+            return state.cancelled
+        }
+        if cancelled { timer.cancel() }
+    }
+
+    /// Stops the playback: no change after this one applies.
+    func cancel() {
+        let timer = state.withLock { state in
+            state.cancelled = true
+            return state.timer
+        }
+        timer?.cancel()
     }
 }

@@ -1,3 +1,4 @@
+import BenchCore
 import BenchResults
 import Synchronization
 
@@ -22,36 +23,27 @@ final class RunLoad: Sendable {
     var count: Int { playingNow.withLock { $0 } }
 }
 
-/// One scenario's load as its half-second progress timer sees it: the most other
-/// scenarios playing at one of its ticks, and the latest the timer woke.
-struct LoadSample: Sendable {
-    private(set) var alongside = 0
-    private(set) var lagMaxNanoseconds: UInt64 = 0
+/// One scenario's load as its probes saw it: the most other scenarios playing at one
+/// of its clock's ticks, and the lateness probes (`LatenessProbe`) of its harness clock
+/// (its executor) and of the cooperative pool. Safe from any task.
+final class LoadMeter: Sendable {
+    private let alongside = Mutex(0)
+    /// Ticks on the scenario's executor: the harness clock (and the timer thread).
+    let harnessClock = LatenessProbe()
+    /// Ticks on the cooperative pool.
+    let pool = LatenessProbe()
 
-    /// Records one tick: the timer was due after `interval` and woke after `elapsed`,
-    /// while `playing` scenarios (this one included) were playing.
-    mutating func tick(interval: Duration, elapsed: Duration, playing: Int) {
-        alongside = max(alongside, playing - 1)
-        let late = elapsed - interval
-        if late > .zero { lagMaxNanoseconds = max(lagMaxNanoseconds, late.nanoseconds) }
+    /// Records how many scenarios (this one included) were playing at a tick.
+    func tick(playing: Int) {
+        alongside.withLock { $0 = max($0, playing - 1) }
     }
 
     /// The record the report keeps.
     var load: ScenarioLoad {
-        ScenarioLoad(alongside: alongside, timerLagMaxSeconds: Double(lagMaxNanoseconds) / 1e9)
+        let clock = harnessClock.worst
+        let pool = pool.worst
+        return ScenarioLoad(
+            alongside: alongside.withLock { $0 }, harnessClockLateMaxSeconds: clock.executor,
+            timerThreadLateMaxSeconds: max(clock.timerThread, pool.timerThread), poolLateMaxSeconds: pool.executor)
     }
-}
-
-/// A `LoadSample` the progress timer's task writes and the scenario reads when the
-/// script ends; safe from any task.
-final class LoadMeter: Sendable {
-    private let state = Mutex(LoadSample())
-
-    /// `LoadSample.tick`.
-    func tick(interval: Duration, elapsed: Duration, playing: Int) {
-        state.withLock { $0.tick(interval: interval, elapsed: elapsed, playing: playing) }
-    }
-
-    /// The sample so far.
-    var sample: LoadSample { state.withLock { $0 } }
 }

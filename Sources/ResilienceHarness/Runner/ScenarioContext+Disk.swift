@@ -1,3 +1,4 @@
+import BenchCore
 import FixtureOrigin
 import Foundation
 
@@ -6,15 +7,16 @@ extension ScenarioContext {
     /// relaunch: walks its storage directory (the one the harness gave it in `hello`)
     /// and records which origin resources its files hold, by content
     /// (`.harness(.diskAtKill)`, what `crash-recovery` judges). The walk and the hashing
-    /// run on a task of their own: the actor stays free for the path relay meanwhile.
+    /// run outside the cooperative pool and the scenario's executor (`OffPool`): the
+    /// actor stays free for the path relay meanwhile.
     func recordDisk(pid: Int32, killedAt: UInt64) async {
         let witness = diskWitness
         let storage = launcher.storage
         let origin = network.origin
         let epoch = collector.epoch
-        let seen = await Task.detached {
+        let seen = await OffPool.run {
             witness.snapshot(storage: storage, origin: origin, killedAt: killedAt, epoch: epoch)
-        }.value
+        }
         collector.harness(.diskAtKill(pid: pid, stored: seen.stored, partial: seen.partial, unknown: seen.unknown))
     }
 }
@@ -40,7 +42,7 @@ extension ScenarioContext {
                 collector.harness(.note("trigger met: a media response on its way to the app"))
                 return
             }
-            try await Task.sleep(for: .milliseconds(10))
+            try await Timekeeper.shared.sleep(for: .milliseconds(10))
         }
         collector.harness(.note("no media response began within \(timeout); the kill that follows may cut nothing"))
     }
@@ -59,13 +61,13 @@ extension ScenarioContext {
         let epoch = collector.epoch
         let now = collector.now
         let package = packages.lastPackage(of: download).map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
-        let (seen, files) = await Task.detached { () -> (DiskIdentification, [String]) in
+        let (seen, files) = await OffPool.run { () -> (DiskIdentification, [String]) in
             let seen = witness.snapshot(storage: storage, origin: origin, killedAt: now, epoch: epoch)
             let files = package.map { directory in
                 DiskFile.walk(directory).map(\.relativePath)
             } ?? []
             return (seen, files)
-        }.value
+        }
         let prefix = "/videos/\(video)/"
         collector.harness(.leftAfterRemoval(
             download: download, stored: seen.stored.filter { $0.hasPrefix(prefix) },

@@ -33,11 +33,14 @@ public actor ScenarioContext {
     public let profile: Profile
     /// The capabilities the scenario needs the app to declare (`Scenario.needs`).
     let needs: [Capability]
+    /// The scenario's executor (its script runs there): tasks the script starts prefer it.
+    nonisolated let executor: DedicatedExecutor?
 
     init(
         collector: TraceCollector, network: ScenarioNetwork, launcher: AgentLauncher, packages: PackageWatch, seed: UInt64,
-        profile: Profile, needs: [Capability] = []
+        profile: Profile, needs: [Capability] = [], executor: DedicatedExecutor? = nil
     ) {
+        self.executor = executor
         self.profile = profile
         self.needs = needs
         self.collector = collector
@@ -136,7 +139,7 @@ public actor ScenarioContext {
             guard ContinuousClock.now < deadline else {
                 throw ScenarioError.timedOut("the path to show \(interfaces.map(\.rawValue).sorted())")
             }
-            try await Task.sleep(for: .milliseconds(20))
+            try await Timekeeper.shared.sleep(for: .milliseconds(20))
         }
     }
 
@@ -240,7 +243,7 @@ public actor ScenarioContext {
             throw ScenarioError.script("the app answered an inspection without one")
         }
         collector.harness(.inspected(inspection))
-        packages.inspected(inspection)
+        await packages.inspected(inspection)
         if removed.contains(token) { await recordLeftovers(of: token) }
         return inspection
     }
@@ -260,7 +263,7 @@ public actor ScenarioContext {
                     "while waiting for \(what)", status: agent.exitStatus, stderr: agent.stderrPath)
             }
             guard ContinuousClock.now < deadline else { throw ScenarioError.timedOut(what) }
-            try await Task.sleep(for: .milliseconds(25))
+            try await Timekeeper.shared.sleep(for: .milliseconds(25))
         }
         collector.harness(.note("trigger met: \(what)"))
     }
@@ -272,9 +275,10 @@ public actor ScenarioContext {
         }
     }
 
-    /// Sleeps `duration` of wall time.
+    /// Sleeps `duration` of wall time (a `Timekeeper` timer: it wakes on time however
+    /// busy Swift's cooperative pool is).
     public func hold(_ duration: Duration) async throws {
-        try await Task.sleep(for: duration)
+        try await Timekeeper.shared.sleep(for: duration)
     }
 
     /// A seeded random number in `range`.

@@ -88,7 +88,7 @@ final class ScenarioNetwork: Sendable {
             upstream: SocketAddress(host: "127.0.0.1", port: UInt16(origin.port)), proxyProtocol: true, profile: shapedProfile,
             playTimeline: true, holds: holds, epoch: collector.epoch, countsRefusals: true)
         do {
-            let conditioner = try LinkConditioner.start(configuration: conditionerConfiguration, sink: collector)
+            let conditioner = try await LinkConditioner.start(configuration: conditionerConfiguration, sink: collector)
             return ScenarioNetwork(origin: origin, conditioner: conditioner, links: links)
         } catch {
             try? await origin.stop()
@@ -104,7 +104,7 @@ final class ScenarioNetwork: Sendable {
 
     /// Stops the conditioner and the origin.
     func stop() async {
-        conditioner.stop()
+        await conditioner.stop()
         try? await origin.stop()
     }
 

@@ -15,7 +15,37 @@ struct ScenarioRun {
     /// The profile as this scenario plays it: from `profileFrom` into its timeline.
     var profile: Profile { options.profile.starting(at: scenario.profileFrom) }
 
+    /// Plays the scenario on an executor of its own (`DedicatedExecutor`: its script, its
+    /// clock and its waits never wait for Swift's cooperative pool), then judges it off
+    /// the pool (`OffPool`).
     func run(progress: @escaping @Sendable (HarnessProgress) -> Void) async -> ScenarioResult {
+        let executor = DedicatedExecutor(name: "scenario-\(scenario.name)")
+        defer { executor.shutdown() }
+        let played = await executor.run { await play(on: executor, progress: progress) }
+        switch played {
+        case .failed(let result): return result
+        case .played(let played): return await OffPool.run { judge(played) }
+        }
+    }
+
+    /// What a played scenario leaves for the judge.
+    private struct Played: Sendable {
+        var entries: [TraceEntry]
+        var start: UInt64
+        var end: UInt64
+        var links: [InterfaceKind: InterfaceLink]
+        var origin: OriginCatalogView
+        var peakRSSBytes: Int
+        var outcome: Outcome
+    }
+
+    private enum Playing: Sendable {
+        case failed(ScenarioResult)
+        case played(Played)
+    }
+
+    /// Network up, script under its time limit, app shut down, logs absorbed: on `executor`.
+    private func play(on executor: DedicatedExecutor, progress: @escaping @Sendable (HarnessProgress) -> Void) async -> Playing {
         let first = collector.count
         let start = collector.now
         collector.scenarioStarted()
@@ -39,7 +69,7 @@ struct ScenarioRun {
                 profile: profile, focus: scenario.focus, targetSeconds: scenario.targetSeconds, seed: seed,
                 collector: collector, interfacesStart: scenario.interfacesStart)
         } catch {
-            return failed("could not start the scenario's origin and conditioner: \(error)", start: start)
+            return .failed(failed("could not start the scenario's origin and conditioner: \(error)", start: start))
         }
         let originFaults = OriginFaultPlayer.start(
             profile.origin, origin: network.origin, collector: collector, start: collector.now)
@@ -52,8 +82,8 @@ struct ScenarioRun {
             app: options.app, storage: storage, helloTimeout: options.helloTimeout, packages: packages)
         let context = ScenarioContext(
             collector: collector, network: network, launcher: launcher, packages: packages, seed: seed,
-            profile: profile, needs: scenario.needs)
-        let relay = Task {
+            profile: profile, needs: scenario.needs, executor: executor)
+        let relay = Task(executorPreference: executor) {
             for await path in network.conditioner.pathUpdates { await context.pathPublished(path) }
         }
         let outcome = await runScript(context, progress: progress)
@@ -63,28 +93,38 @@ struct ScenarioRun {
         collector.absorb(origin: network.origin.requestLog, interfaces: network.interfaces)
         collector.absorb(license: network.origin.licenseServer.records)
         relay.cancel()
-        let trace = ScenarioTrace(collector.entries(from: first))
+        let entries = collector.entries(from: first)
         await network.stop()
+        let peak = await context.peakRSSBytes
+        return .played(Played(
+            entries: entries, start: start, end: collector.now, links: network.links, origin: origin,
+            peakRSSBytes: peak, outcome: outcome))
+    }
+
+    /// The verdicts, preconditions and metrics of a played scenario: a pure function of
+    /// what it recorded (CPU work: run it off the pool).
+    private func judge(_ played: Played) -> ScenarioResult {
+        let trace = ScenarioTrace(played.entries)
+        let outcome = played.outcome
         var bounds = options.bounds
-        bounds.renditions = OriginRenditions(origin.layout(ofVideos: trace.downloads.map(\.video)))
-        bounds.hashManifest = origin.manifest(claimedIn: trace)
+        bounds.renditions = OriginRenditions(played.origin.layout(ofVideos: trace.downloads.map(\.video)))
+        bounds.hashManifest = played.origin.manifest(claimedIn: trace)
         bounds.epochWallClock = collector.epochWallClock
         bounds.minimumCrashRestarts = scenario.minimumCrashRestarts
         bounds.stallTimeout = options.stallTimeout
-        bounds.unreachable = reachability(trace, links: network.links, start: start)
+        bounds.unreachable = reachability(trace, links: played.links, start: played.start)
         var metrics = ScenarioMetrics.measure(trace)
-        let peak = await context.peakRSSBytes
-        metrics.agentPeakRSSBytes = peak > 0 ? peak : nil
+        metrics.agentPeakRSSBytes = played.peakRSSBytes > 0 ? played.peakRSSBytes : nil
         if let missing = outcome.unsupported {
             // Not played: no verdict, no precondition; reported unsupported, never passed.
             return ScenarioResult(
                 name: scenario.name, summary: scenario.summary, verdicts: [], metrics: ScenarioMetrics(),
-                startNanoseconds: start, endNanoseconds: collector.now, unsupported: missing, load: outcome.load.load)
+                startNanoseconds: played.start, endNanoseconds: played.end, unsupported: missing, load: outcome.load)
         }
         return ScenarioResult(
             name: scenario.name, summary: scenario.summary, verdicts: verdicts(trace, bounds), metrics: metrics,
-            startNanoseconds: start, endNanoseconds: collector.now, error: outcome.error,
-            preconditions: scenario.preconditions.map { $0.evaluate(trace, bounds) }, load: outcome.load.load
+            startNanoseconds: played.start, endNanoseconds: played.end, error: outcome.error,
+            preconditions: scenario.preconditions.map { $0.evaluate(trace, bounds) }, load: outcome.load
         ).notingLoad()
     }
 
@@ -113,17 +153,23 @@ struct ScenarioRun {
         }
     }
 
-    private struct Outcome {
+    private struct Outcome: Sendable {
         var error: String?
         var timedOut = false
         /// The capabilities the app lacks, when the scenario could not be played.
         var unsupported: [String]?
-        /// The load the script's progress timer saw.
-        var load = LoadSample()
+        /// The load the scenario's probes saw.
+        var load: ScenarioLoad?
     }
 
-    /// Runs the script, reporting progress and sampling the load every half second, and
-    /// stops it at the time limit.
+    /// How often the scenario's clock ticks: it samples its own lateness, the load and
+    /// the time limit at each tick, and reports progress every fifth.
+    static let clockTick = Duration.milliseconds(100)
+
+    /// Runs the script, reporting progress and sampling the load as its clock ticks, and
+    /// stops it at the time limit. The clock is a child task (on the scenario's executor)
+    /// sleeping on `Timekeeper`; a probe task on the cooperative pool measures the pool's
+    /// lateness beside it.
     private func runScript(
         _ context: ScenarioContext, progress: @escaping @Sendable (HarnessProgress) -> Void
     ) async -> Outcome {
@@ -132,7 +178,8 @@ struct ScenarioRun {
         let script = scenario.script
         let collector = collector
         let load = load
-        let sample = LoadMeter()
+        let meter = LoadMeter()
+        let poolProbe = Task.detached { await meter.pool.run(every: Self.clockTick) }
         var outcome = await withTaskGroup(of: Outcome?.self) { group in
             group.addTask {
                 do {
@@ -149,14 +196,14 @@ struct ScenarioRun {
             }
             group.addTask {
                 let started = ContinuousClock.now
-                let tick = Duration.milliseconds(500)
+                var ticks = 0
                 while ContinuousClock.now - started < limit {
-                    let before = ContinuousClock.now
-                    try? await Task.sleep(for: tick)
-                    if Task.isCancelled { return nil }
-                    let elapsed = ContinuousClock.now - before
-                    sample.tick(interval: tick, elapsed: elapsed, playing: load.count)
-                    progress(.running(name: name, elapsed: ContinuousClock.now - started, limit: limit, live: collector.live))
+                    do { try await meter.harnessClock.tick(Self.clockTick) } catch { return nil }
+                    meter.tick(playing: load.count)
+                    ticks += 1
+                    if ticks % 5 == 0 {
+                        progress(.running(name: name, elapsed: ContinuousClock.now - started, limit: limit, live: collector.live))
+                    }
                 }
                 return Outcome(error: "the scenario ran past its time limit of \(limit.seconds) s", timedOut: true)
             }
@@ -164,7 +211,8 @@ struct ScenarioRun {
             group.cancelAll()
             return outcome ?? Outcome(error: "the scenario was cancelled")
         }
-        outcome.load = sample.sample
+        poolProbe.cancel()
+        outcome.load = meter.load
         return outcome
     }
 

@@ -1,3 +1,5 @@
+import BenchCore
+
 extension ScenarioInterpreter {
     /// `origin-fault`: adds the fault to the origin's rules; a window with a duration
     /// closes itself when it is up (a task, so the steps go on meanwhile), or when the
@@ -5,8 +7,8 @@ extension ScenarioInterpreter {
     mutating func openFaultWindow(_ fault: ScenarioOriginFault, on s: ScenarioContext) async throws {
         let id = try await s.openOriginFault(fault)
         guard let duration = fault.duration else { return }
-        faultWindows.append(Task {
-            try? await Task.sleep(for: duration)  // cancelled: the steps ended first
+        faultWindows.append(Task(executorPreference: s.executor) {
+            _ = try? await Timekeeper.shared.sleep(for: duration)  // cancelled: the steps ended first
             await s.closeOriginFault(id)
         })
     }

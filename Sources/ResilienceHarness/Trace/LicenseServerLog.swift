@@ -15,6 +15,11 @@ public struct TracedLicenseIssue: Sendable, Hashable {
     /// completed 200 on a license path whose span (start to end) holds `t`. Nil when the
     /// origin logged no such response: the license never reached the app.
     public var deliveredAt: UInt64?
+    /// When that response began: its head was written (the request's start plus its time
+    /// to first byte). The app may read and use the license before the origin stamps the
+    /// response's end (the end is stamped when the write completes, on the origin's
+    /// thread, while the app reads on another core). Nil with `deliveredAt`.
+    public var respondedAt: UInt64? = nil
     /// A rental's expiry the server signed (Unix seconds); nil for a purchase.
     public var expiresAt: Int64? = nil
 }
@@ -66,6 +71,14 @@ public struct LicenseServerLog: Sendable {
             .min { ($0.deliveredAt ?? .max) < ($1.deliveredAt ?? .max) }
     }
 
+    /// The first license for `asset` whose response had begun strictly before `t` and
+    /// went on to complete: one the app could have read by `t` (for judging what the app
+    /// claims, which it may do as soon as it has read the response). Nil when none had.
+    public func begun(forAsset asset: String, before t: UInt64) -> TracedLicenseIssue? {
+        issued.filter { $0.assetID == asset && $0.deliveredAt != nil && ($0.respondedAt.map { $0 < t } ?? false) }
+            .min { ($0.respondedAt ?? .max) < ($1.respondedAt ?? .max) }
+    }
+
     /// Collects the license events of a time-ordered trace (`ScenarioTraceBuilder`).
     struct Builder {
         var log = LicenseServerLog()
@@ -109,7 +122,10 @@ public struct LicenseServerLog: Sendable {
                 let issue = result.issued[index]
                 let carrying = responses.indices.filter { responses[$0].start <= issue.t && issue.t <= responses[$0].t }
                 guard let best = carrying.min(by: { responses[$0].t < responses[$1].t }) else { continue }
-                result.issued[index].deliveredAt = responses[best].t
+                let response = responses[best]
+                result.issued[index].deliveredAt = response.t
+                result.issued[index].respondedAt = response.record.timeToFirstByteNanoseconds
+                    .map { min(response.t, response.start &+ $0) } ?? response.t
                 responses.remove(at: best)
             }
             return result

@@ -1,3 +1,4 @@
+import BenchCore
 import Foundation
 import LinkConditioner
 #if canImport(Glibc)
@@ -44,7 +45,7 @@ final class BlockingSocket: @unchecked Sendable {
         }
     }
 
-    enum ReadOutcome: Equatable {
+    enum ReadOutcome: Equatable, Sendable {
         case data([UInt8])
         case eof
         case error(errno: Int32)
@@ -74,6 +75,17 @@ final class BlockingSocket: @unchecked Sendable {
             }
         }
         return (bytes, .data([]))
+    }
+
+    /// `read(max:timeout:)` from async code: the wait holds a thread outside Swift's
+    /// cooperative pool (`OffPool`), never a pool thread.
+    func read(max: Int = 65536, timeout: Duration) async -> ReadOutcome {
+        await OffPool.run { self.read(max: max, timeout: timeout) }
+    }
+
+    /// `readAll(limit:idle:)` from async code, off the cooperative pool.
+    func readAll(limit: Int = .max, idle: Duration = .seconds(10)) async -> (bytes: [UInt8], end: ReadOutcome) {
+        await OffPool.run { self.readAll(limit: limit, idle: idle) }
     }
 
     @discardableResult

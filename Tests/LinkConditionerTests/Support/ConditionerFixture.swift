@@ -19,12 +19,12 @@ struct ConditionerFixture {
         listeners: [InterfaceKind: SocketAddress] = ConditionerConfiguration.defaultListeners,
         countsRefusals: Bool = false,
         holds: [InterfaceKind: DownMode] = [:]
-    ) throws {
+    ) async throws {
         upstream = try TestUpstream(behaviour: behaviour)
         events = EventCollector()
         let profile = Profile(name: "test", seed: 7, duration: .seconds(120),
                               initial: [.wifi: wifi, .cellular: cellular], timeline: timeline, pathUpdates: pathUpdates)
-        conditioner = try LinkConditioner.start(
+        conditioner = try await LinkConditioner.start(
             configuration: ConditionerConfiguration(upstream: upstream.address, listeners: listeners,
                                                     proxyProtocol: proxyProtocol, profile: profile,
                                                     holds: holds, progressInterval: .milliseconds(50),
@@ -34,12 +34,20 @@ struct ConditionerFixture {
 
     func endpoint(_ kind: InterfaceKind) -> SocketAddress { conditioner.endpoints[kind]! }
 
-    /// Stops everything and returns what `uv_loop_close` said.
+    /// Stops everything and returns what `uv_loop_close` said; the join of the loop
+    /// thread waits off the cooperative pool.
     @discardableResult
-    func stop() -> Int32 {
-        let rc = conditioner.stop()
+    func stop() async -> Int32 {
+        let rc = await conditioner.stop()
         upstream.stop()
         return rc
+    }
+
+    /// Stops everything without waiting (for a `defer`, which cannot await): the join of
+    /// the loop thread happens on a thread outside the cooperative pool.
+    func stopSoon() {
+        let (conditioner, upstream) = (conditioner, upstream)
+        Task.detached { _ = await conditioner.stop(); upstream.stop() }
     }
 
     func kinds() -> [ConditionerEvent.Kind] { events.all.map(\.kind) }
@@ -50,12 +58,5 @@ extension InterfaceSetup {
                        faults: ConnectionFaults = .none, expensive: Bool = false) -> InterfaceSetup {
         InterfaceSetup(state: .up, link: InterfaceLink(downlink: downlink, uplink: uplink, faults: faults,
                                                        isExpensive: expensive))
-    }
-}
-
-/// Runs blocking socket work off the cooperative pool.
-func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try work() }) }.start()
     }
 }

@@ -3,6 +3,7 @@ import FixtureOrigin
 import Foundation
 import LinkConditioner
 import OfflineDownloads
+import TestSupport
 import Testing
 
 /// A real origin behind the real (in-process) link conditioner, a scratch storage
@@ -131,7 +132,7 @@ func withEngine<T>(
         let profile = Profile(
             name: "engine", seed: 3, duration: .seconds(600),
             initial: [.wifi: InterfaceSetup(state: .up, link: wifi), .cellular: InterfaceSetup(state: .up, link: cellular)])
-        conditioner = try LinkConditioner.start(
+        conditioner = try await LinkConditioner.start(
             configuration: ConditionerConfiguration(
                 upstream: SocketAddress(host: "127.0.0.1", port: UInt16(server.port)),
                 listeners: [.wifi: SocketAddress(host: "127.0.0.12", port: 0), .cellular: SocketAddress(host: "127.0.0.13", port: 0)],
@@ -148,11 +149,11 @@ func withEngine<T>(
     fixture.showPath([.wifi])
     do {
         let result = try await body(fixture)
-        conditioner.stop()
+        await conditioner.stop()
         try await server.stop()
         return result
     } catch {
-        conditioner.stop()
+        await conditioner.stop()
         try? await server.stop()
         throw error
     }

@@ -1,5 +1,6 @@
 import FixtureOrigin
 import Foundation
+import TestSupport
 import Testing
 
 /// What a package held on disk when its process stopped, and the check that a later

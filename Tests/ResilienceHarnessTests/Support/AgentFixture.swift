@@ -5,6 +5,7 @@ import Foundation
 import AppProtocol
 import ResilienceHarness
 import Synchronization
+import TestSupport
 import Testing
 
 /// The `bench` executable `swift build` put beside the test bundle.

@@ -1,3 +1,4 @@
+import BenchCore
 import FixtureOrigin
 import Foundation
 @testable import ResilienceHarness
@@ -89,9 +90,13 @@ struct ScratchPackage {
         return files
     }
 
-    /// The harness's findings for the package as it is now.
-    func read() -> PackageFindings {
-        PackageMatcher(renditions: origin.renditions(ofVideo: video), originHash: origin.sha256(of:range:))
-            .match(PackageReader.read(master: master))
+    /// The harness's findings for the package as it is now (read and hashed off the
+    /// cooperative pool, as the harness does).
+    func read() async -> PackageFindings {
+        let (origin, video, master) = (origin, video, master)
+        return await OffPool.run {
+            PackageMatcher(renditions: origin.renditions(ofVideo: video), originHash: origin.sha256(of:range:))
+                .match(PackageReader.read(master: master))
+        }
     }
 }

@@ -242,8 +242,11 @@ struct TraceBuilder {
     /// The license server receives a license request for `asset` at `seconds` and issues
     /// a license at once; the origin logs the `POST /license` that carried it, from 10 ms
     /// before `seconds` to `delivery` seconds after it (nil: its response never
-    /// completed, the client left).
-    mutating func licenseIssued(asset: String, at seconds: Double, delivery: Double? = 0.1, serverFlag: Bool = false) {
+    /// completed, the client left), its head written `firstByte` seconds after `seconds`
+    /// (nil: the record has no time to first byte).
+    mutating func licenseIssued(
+        asset: String, at seconds: Double, delivery: Double? = 0.1, firstByte: Double? = nil, serverFlag: Bool = false
+    ) {
         add(seconds, .license(LicenseEvent(atNanoseconds: ns(seconds), kind: .requestReceived(
             endpoint: .license, assetID: asset, keyID: "k1", nonce: "n", terms: .purchase, appInBackground: serverFlag))))
         add(seconds, .license(LicenseEvent(atNanoseconds: ns(seconds), kind: .licenseIssued(
@@ -251,7 +254,7 @@ struct TraceBuilder {
         let duration = (delivery ?? 0.5) + 0.01
         let record = OriginRequestRecord(
             connectionID: 2, interface: "wifi", proxySource: nil, method: "POST", path: "/license", range: nil,
-            status: 200, bytesSent: 300, startedAtNanoseconds: 0, timeToFirstByteNanoseconds: nil,
+            status: 200, bytesSent: 300, startedAtNanoseconds: 0, timeToFirstByteNanoseconds: firstByte.map { ns(0.01 + $0) },
             durationNanoseconds: ns(duration), faultRuleID: nil, completed: delivery != nil)
         add(seconds - 0.01 + duration, .origin(record))
     }
