@@ -23,6 +23,8 @@ struct HTMLReportView {
     var baselineNote: String
     var scenarios: [ScenarioView]
     var legend: [Fact]
+    /// The situation coverage grid; nil for a report written before coverage was measured.
+    var coverage: CoverageGrid?
 
     /// A label and a value (or a CSS class, for legend entries).
     struct Fact {
@@ -142,6 +144,7 @@ extension HTMLReportView {
             missingScenarios = []
             scenariosNotRun = []
         }
+        coverage = CoverageGrid(report.coverage, lost: comparison?.coverageLost ?? [])
         hasBaselineNote = baselineNote != nil
         self.baselineNote = safe(baselineNote ?? "")
         scenarios = zip(report.scenarios.indices, report.scenarios).map { index, scenario in

@@ -26,7 +26,21 @@ public enum SummaryTable {
         return rows.map { row in
             row.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
                 .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
-        }.joined(separator: "\n") + unsupportedNote(report)
+        }.joined(separator: "\n") + unsupportedNote(report) + coverageNote(report)
+    }
+
+    /// The run's coverage of the situation model (docs/situations.md): the figure, and the
+    /// meaningful pairs no scenario created.
+    public static func coverageNote(_ report: RunReport) -> String {
+        guard let coverage = report.coverage else { return "" }
+        var lines = ["", "", "coverage: \(coverage.summary); \(coverage.otherPairs.count) other pair\(coverage.otherPairs.count == 1 ? "" : "s")"]
+        let uncovered = coverage.uncovered
+        if !uncovered.isEmpty, uncovered.count <= 12 {
+            lines.append("not created by any scenario: " + uncovered.map(\.pair.id).joined(separator: "; "))
+        } else if !uncovered.isEmpty {
+            lines.append("\(uncovered.count) not created by any scenario (report.json and report.html list them)")
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// A line naming the scenarios not played, and why the run's status ignores them (or not).

@@ -119,6 +119,10 @@ public final class LinkConditioner: @unchecked Sendable {
     /// Replaces an interface's link; open connections feel it at once.
     public func setLink(_ interface: InterfaceKind, _ link: InterfaceLink) { send(.setLink(interface, link)) }
 
+    /// Ends every connection open on `interface` now (RST or FIN both sides) while it
+    /// stays up; the event log says why (`ConnectionCut.reason`).
+    public func cutConnections(_ interface: InterfaceKind, _ cut: ConnectionCut) { send(.cutConnections(interface, cut)) }
+
     /// Counters, per-connection stats and paths, taken consistently on the loop thread.
     public func snapshot() async -> ConditionerSnapshot {
         await withCheckedContinuation { continuation in

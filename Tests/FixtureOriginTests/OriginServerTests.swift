@@ -130,7 +130,10 @@ import Testing
 
     @Test func closesAnIdleConnection() async throws {
         try await withOrigin({ $0.idleTimeout = .milliseconds(100) }) { server in
-            let client = try RawHTTPConnection(port: server.port)
+            // The origin closes after 100 ms of silence; the read waits up to 90 s for
+            // it (a fresh CI run once went 30 s without the close while ~60 live tests and
+            // their child processes shared the two CPUs).
+            let client = try RawHTTPConnection(port: server.port, timeoutSeconds: 90)
             #expect(try await client.readToEOF().isEmpty)
         }
     }

@@ -24,7 +24,7 @@ struct DownModeTests {
             Issue.record("connect succeeded on a reset-down interface"); return
         }
         #expect(error == ECONNREFUSED)
-        #expect(await f.events.wait { $0.contains { if case .connectionReset = $0.kind { true } else { false } } })
+        #expect(await f.events.wait(timeout: .seconds(60)) { $0.contains { if case .connectionReset = $0.kind { true } else { false } } })
         // Cellular is untouched.
         let other = try BlockingSocket.mustConnect(to: f.endpoint(.cellular))
         guard case .data = await other.read(timeout: .seconds(5)) else { Issue.record("cellular stopped too"); return }
@@ -62,7 +62,9 @@ struct DownModeTests {
         // The path still says WiFi: the OS does not know the link is dead.
         let snapshot = await f.conditioner.snapshot()
         #expect(snapshot.publishedPath.interface(.wifi) != nil)
-        #expect(await f.events.wait { $0.contains { if case .stalled(_, .wifi, .downlink, _) = $0.kind { true } else { false } } })
+        #expect(await f.events.wait(timeout: .seconds(60)) {
+            $0.contains { if case .stalled(_, .wifi, .downlink, _) = $0.kind { true } else { false } }
+        })
 
         f.conditioner.setState(.wifi, .up)
         let rest = await client.readAll(idle: .seconds(10))
@@ -72,7 +74,7 @@ struct DownModeTests {
         // The held connection is connected upstream once the interface is up.
         guard case .data(let lateBytes) = await late.read(timeout: .seconds(5)) else { Issue.record("held connection never resumed"); return }
         #expect(lateBytes == Array(pattern(3_000_000).prefix(lateBytes.count)))
-        #expect(await f.events.wait { $0.contains { if case .flowResumed = $0.kind { true } else { false } } })
+        #expect(await f.events.wait(timeout: .seconds(60)) { $0.contains { if case .flowResumed = $0.kind { true } else { false } } })
     }
 
     @Test func upAgainAcceptsNewConnections() async throws {

@@ -127,6 +127,25 @@ import Testing
         }
     }
 
+    /// The user's cellular setting is theirs: off until set, and a relaunch keeps it (a
+    /// setting lost at a relaunch left restored-era requests off cellular while the user
+    /// had allowed it: the early-edges scenario found it).
+    @Test func theCellularSettingOutlivesARelaunch() async throws {
+        try await withEngine { fixture in
+            let first = try await fixture.makeManager()
+            #expect(await first.allowsCellular == false)
+            await first.setAllowsCellular(true)
+            await first.shutdown()
+            let relaunched = try await fixture.makeManager(termination: .crash)
+            #expect(await relaunched.allowsCellular == true)
+            fixture.showPath([.cellular])
+            let download = try await relaunched.requestDownload(video: try await fixture.video("clear"))
+            #expect(try await relaunched.wait(for: download) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            #expect(fixture.requests(through: .cellular).contains { $0.path.hasPrefix("/videos/clear/") })
+            await relaunched.shutdown()
+        }
+    }
+
     @Test func wifiIsPreferredWhenBothAreUp() async throws {
         try await withEngine { fixture in
             let manager = try await fixture.makeManager()

@@ -6,13 +6,13 @@ import Testing
 struct StoreIndexTests {
     typealias F = StoreFixtures
 
-    @Test("a fresh file is created with its directory and migrated to v1")
+    @Test("a fresh file is created with its directory and migrated to v2")
     func migratesFreshFile() async throws {
         try await F.withTemporaryDirectory { dir in
             let path = dir + "/nested/deeper/index.sqlite"
             let index = try DownloadIndex.open(path: path)
             #expect(F.exists(path))
-            #expect(try await index.appliedMigrations() == ["v1"])
+            #expect(try await index.appliedMigrations() == ["v1", "v2"])
             // The schema is usable: every table takes a row.
             try await index.insert(F.download())
             try await index.insertSegments([F.segment(index: 0)])
@@ -21,8 +21,21 @@ struct StoreIndexTests {
             try index.close()
             // Opening again migrates nothing and keeps the rows.
             let again = try DownloadIndex.open(path: path)
-            #expect(try await again.appliedMigrations() == ["v1"])
+            #expect(try await again.appliedMigrations() == ["v1", "v2"])
             #expect(try await again.download("tok-1") == F.download())
+        }
+    }
+
+    @Test("the user's settings are stored and outlive the index's process")
+    func settingsOutliveAReopen() async throws {
+        try await F.withTemporaryDirectory { dir in
+            let index = try DownloadIndex.open(path: dir + "/index.sqlite")
+            #expect(try await index.setting("allowsCellular") == nil)
+            try await index.setSetting("allowsCellular", to: "false")
+            try await index.setSetting("allowsCellular", to: "true")
+            try index.close()
+            let again = try DownloadIndex.open(path: dir + "/index.sqlite")
+            #expect(try await again.setting("allowsCellular") == "true")
         }
     }
 

@@ -92,7 +92,7 @@ struct StoreRecoveryTests {
         try await F.withTemporaryDirectory { dir in
             let path = dir + "/index.sqlite"
             let index = try DownloadIndex.open(path: path)
-            try await index.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v2')")
+            try await index.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99')")
             try index.close()
             let error = #expect(throws: IndexError.self) { try DownloadIndex.open(path: path) }
             #expect(error == .writtenByNewerEngine(path: path))

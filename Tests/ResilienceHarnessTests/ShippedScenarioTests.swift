@@ -4,8 +4,10 @@ import Foundation
 @testable import ResilienceHarness
 import Testing
 
-/// The shipped scenario files declare what the Swift scenarios they replaced declared,
-/// and play the same calls (the steps below are those calls, in order). The profile's
+/// The shipped scenario files declare what the Swift scenarios they replaced declared (the
+/// three written for situation coverage, network-edges, origin-faults and early-edges,
+/// what they were written to declare), and play the same calls (the steps below are
+/// those calls, in order). The profile's
 /// timeline is played in two halves since the gate plays scenarios concurrently:
 /// profile-timeline (from 20 s) and profile-timeline-late (from 1m45s).
 @Suite struct ShippedScenarioTests {
@@ -38,6 +40,10 @@ import Testing
                 ScenarioPreconditions.relaunchInterrupting(.rebootWhileSuspended).name,
             ], minimumCrashRestarts: 3),
         Declared(
+            name: "early-edges", asserts: ["crash-recovery", "integrity", "cellular-policy"],
+            needs: [.licenses, .cellularSetting, .crashRecovery, .inspect],
+            preconditions: [ScenarioPreconditions.relaunchInterrupting(.crash).name], minimumCrashRestarts: 1),
+        Declared(
             name: "housekeeping",
             asserts: ["pause-holds", "cancel-delete-clean", "offline-playback", "expired-rental-refuses-playback", "integrity"],
             needs: [.pause, .cancelAndDelete, .licenses, .rentals, .inspect],
@@ -48,6 +54,13 @@ import Testing
         Declared(
             name: "license-before-background", asserts: ["license-before-background", "integrity"], needs: [.licenses, .inspect],
             preconditions: [ScenarioPreconditions.licenseExchangeBeforeBackground.name]),
+        Declared(
+            name: "network-edges", asserts: ["cellular-policy", "crash-recovery", "auto-suspend-on-disconnect", "integrity"],
+            needs: [.cellularSetting, .crashRecovery, .inspect],
+            preconditions: [
+                ScenarioPreconditions.cellularOnlyDuringDownloads.name, ScenarioPreconditions.relaunchInterrupting(.crash).name,
+            ], minimumCrashRestarts: 1, targetSeconds: 16),
+        Declared(name: "origin-faults", asserts: ["integrity", "liveness"], needs: [.inspect], preconditions: []),
         Declared(
             name: "profile-timeline-late", asserts: [], needs: [.cellularSetting, .cancelAndDelete, .inspect], preconditions: [],
             targetSeconds: 40, interfacesStart: .asProfile, profileFrom: .seconds(105)),

@@ -17,6 +17,11 @@ extension Baseline {
         next.profile = report.run.profile
         next.agent = report.run.agent
         next.jobs = report.run.jobs
+        // The suite's coverage, from a run of every scenario the baseline has (a run of a
+        // few scenarios says nothing of the others' pairs: the coverage is kept).
+        if let coverage = report.coverage, Set(scenarios.keys).isSubset(of: report.scenarios.map(\.name)) {
+            next.coverage = coverage.coveredIDs
+        }
         for scenario in report.scenarios {
             let old = scenarios[scenario.name] ?? [:]
             var metrics: [String: MetricBaseline] = [:]

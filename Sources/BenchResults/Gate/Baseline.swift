@@ -26,6 +26,11 @@ public struct Baseline: Sendable, Hashable, Codable {
     /// The most scenarios the runs it was made from played at the same time (`--jobs`);
     /// nil in a file written before it was recorded (one after another).
     public var jobs: Int?
+    /// The meaningful situation pairs (`SituationPair.id`, docs/situations.md) the suite
+    /// created in the runs it was made from, every one of them (a pair one calibration
+    /// run missed is left out: only what the suite creates every time is gated); nil in
+    /// a file written before coverage was measured.
+    public var coverage: [String]?
 
     /// Creates a baseline in the current schema version.
     public init(profile: String? = nil, scenarios: [String: [String: MetricBaseline]] = [:], agent: String? = nil) {

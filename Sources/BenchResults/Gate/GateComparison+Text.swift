@@ -40,6 +40,10 @@ extension GateComparison {
         for name in missingScenarios {
             add("missing scenario", "\(name): in the baseline, not in the run (run it, or delete it from the baseline)")
         }
+        for pair in coverageLost {
+            add("coverage lost", "\(pair): the baseline's runs created it, this one did not (docs/situations.md)")
+        }
+        if let coverageSummary { add("coverage", coverageSummary) }
         for row in newMetrics {
             add("new metric", "\(row.scenario) / \(row.metric) = \(row.currentText) (not gated: --update-baseline records it)")
         }
@@ -79,7 +83,7 @@ extension GateComparison {
             count(propertyFailures.count, "property failure"), count(scenarioErrors.count, "scenario error"),
             count(regressions.count, "regression"), count(invalidMetrics.count, "invalid metric"),
             count(missingMetrics.count, "missing metric"),
-            count(missingScenarios.count, "missing scenario"),
+            count(missingScenarios.count, "missing scenario"), count(coverageLost.count, "situation pair lost"),
         ].compactMap { $0 }
         let listed = [
             count(newMetrics.count, "new metric"),

@@ -6,7 +6,8 @@ import Foundation
 ///
 /// The gate fails on any property failure, scenario error, metric regression beyond
 /// its allowance, metric that is not a finite number, metric or scenario of the
-/// baseline missing from the run. New metrics and informational ones never fail it.
+/// baseline missing from the run, and on a meaningful situation pair the baseline's runs
+/// created that the run did not (coverage fell). New metrics and informational ones never fail it.
 public struct GateComparison: Sendable, Hashable, Codable {
     /// Every failed verdict of the run, in report order.
     public var propertyFailures: [PropertyFailure]
@@ -26,6 +27,13 @@ public struct GateComparison: Sendable, Hashable, Codable {
     /// (`ScenarioLoad.mayStretchBounds`), with their load: a regression of one of them
     /// says so. The gate still fails on it; load explains, it does not excuse.
     public var underLoad: [String: ScenarioLoad] = [:]
+    /// Meaningful situation pairs the baseline's runs created and this run did not: the
+    /// suite's coverage fell (docs/situations.md). Empty when only the scenarios run are
+    /// compared, or when either side has no coverage.
+    public var coverageLost: [String] = []
+    /// The run's coverage figure and the baseline's count, for the report: "36 of 37
+    /// meaningful situation pairs (97 %); the baseline's runs created 35".
+    public var coverageSummary: String?
 
     /// Compares `report` with `baseline`. With `onlyScenariosRun` (the run chose its
     /// scenarios, e.g. `--scenario`), the baseline's other scenarios are listed in
@@ -57,10 +65,18 @@ public struct GateComparison: Sendable, Hashable, Codable {
         for scenario in report.scenarios {
             if let load = scenario.load, load.mayStretchBounds { underLoad[scenario.name] = load }
         }
+        if let coverage = report.coverage {
+            coverageSummary = coverage.summary + (baseline.coverage.map { "; the baseline's runs created \($0.count)" } ?? "")
+            if !onlyScenariosRun, let accepted = baseline.coverage {
+                let created = Set(coverage.coveredIDs)
+                coverageLost = accepted.filter { !created.contains($0) }
+            }
+        }
     }
 
     private enum CodingKeys: String, CodingKey {
-        case propertyFailures, scenarioErrors, metrics, missingScenarios, scenariosNotRun, underLoad
+        case propertyFailures, scenarioErrors, metrics, missingScenarios, scenariosNotRun, underLoad, coverageLost
+        case coverageSummary
     }
 
     /// Decodes a comparison; `underLoad` may be left out (a comparison made before it existed).
@@ -72,6 +88,8 @@ public struct GateComparison: Sendable, Hashable, Codable {
         missingScenarios = try c.decode([String].self, forKey: .missingScenarios)
         scenariosNotRun = try c.decode([String].self, forKey: .scenariosNotRun)
         underLoad = try c.decodeIfPresent([String: ScenarioLoad].self, forKey: .underLoad) ?? [:]
+        coverageLost = try c.decodeIfPresent([String].self, forKey: .coverageLost) ?? []
+        coverageSummary = try c.decodeIfPresent(String.self, forKey: .coverageSummary)
     }
 
     /// Metrics worse than the baseline beyond their allowance.
@@ -89,7 +107,7 @@ public struct GateComparison: Sendable, Hashable, Codable {
     /// Whether the gate passes.
     public var passed: Bool {
         propertyFailures.isEmpty && scenarioErrors.isEmpty && regressions.isEmpty && missingMetrics.isEmpty
-            && invalidMetrics.isEmpty && missingScenarios.isEmpty
+            && invalidMetrics.isEmpty && missingScenarios.isEmpty && coverageLost.isEmpty
     }
 
     /// A failed verdict, as the gate lists it.

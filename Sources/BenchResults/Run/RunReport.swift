@@ -9,12 +9,16 @@ public struct RunReport: Sendable, Hashable, Codable {
     public var schemaVersion: Int
     public var run: RunMetadata
     public var scenarios: [ScenarioResult]
+    /// Which situations of the model (docs/situations.md) the run created; nil in a report
+    /// written before coverage was measured.
+    public var coverage: RunCoverage?
 
     /// Creates a report in the current schema version.
-    public init(run: RunMetadata, scenarios: [ScenarioResult]) {
+    public init(run: RunMetadata, scenarios: [ScenarioResult], coverage: RunCoverage? = nil) {
         schemaVersion = Self.currentSchemaVersion
         self.run = run
         self.scenarios = scenarios
+        self.coverage = coverage
     }
 
     /// Whether every verdict of every scenario played holds (not-applicable ones count as
@@ -92,13 +96,17 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
     /// How loaded the machine was while it played; nil in a report written before it was
     /// recorded, or for a scenario that never started.
     public var load: ScenarioLoad?
+    /// The situations it created (docs/situations.md); nil when it was not played, or in a
+    /// report written before coverage was measured.
+    public var coverage: ScenarioCoverage?
 
     /// Creates a result.
     public init(
         name: String, summary: String, verdicts: [Verdict], metrics: ScenarioMetrics, startNanoseconds: UInt64,
         endNanoseconds: UInt64, error: String? = nil, preconditions: [PreconditionResult] = [],
-        unsupported: [String]? = nil, load: ScenarioLoad? = nil
+        unsupported: [String]? = nil, load: ScenarioLoad? = nil, coverage: ScenarioCoverage? = nil
     ) {
+        self.coverage = coverage
         self.load = load
         self.unsupported = unsupported
         self.preconditions = preconditions
@@ -129,6 +137,7 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case name, summary, verdicts, metrics, startNanoseconds, endNanoseconds, error, preconditions, unsupported, load
+        case coverage
     }
 
     public init(from decoder: any Decoder) throws {
@@ -144,5 +153,6 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
         preconditions = try c.decodeIfPresent([PreconditionResult].self, forKey: .preconditions) ?? []
         unsupported = try c.decodeIfPresent([String].self, forKey: .unsupported)
         load = try c.decodeIfPresent(ScenarioLoad.self, forKey: .load)
+        coverage = try c.decodeIfPresent(ScenarioCoverage.self, forKey: .coverage)
     }
 }

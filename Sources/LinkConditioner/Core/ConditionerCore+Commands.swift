@@ -4,6 +4,7 @@ import BenchCore
 enum ConditionerCommand: Sendable {
     case setState(InterfaceKind, InterfaceState, PathUpdatePolicy?)
     case setLink(InterfaceKind, InterfaceLink)
+    case cutConnections(InterfaceKind, ConnectionCut)
     case applyPhase(Phase)
     case snapshot(CheckedContinuation<ConditionerSnapshot, Never>)
     case stop
@@ -22,6 +23,8 @@ extension ConditionerCore {
         case let .setLink(kind, link):
             setLink(kind, link)
             pathMayHaveChanged(policy: nil)
+        case let .cutConnections(kind, cut):
+            cutConnections(kind, cut)
         case .applyPhase(let phase):
             apply(phase, index: -1)
         case .snapshot(let continuation):
@@ -72,6 +75,18 @@ extension ConditionerCore {
         runtime.links.faults.update(settings: link.faults)
         emit(.linkChanged(interface: kind, summary: runtime.setup.summary))
         for direction in Direction.allCases { pump(runtime, direction) }
+    }
+
+    /// Ends every open connection of an interface that stays up: RST or FIN both sides,
+    /// as a middlebox or a flaky access point would; new connections are served as before.
+    func cutConnections(_ kind: InterfaceKind, _ cut: ConnectionCut) {
+        guard let runtime = interfaces[kind] else { return }
+        for connection in runtime.connections.values.sorted(by: { $0.id < $1.id }) {
+            switch cut {
+            case .reset: connection.reset(reason: ConnectionCut.reason(.reset))
+            case .close: connection.finish(reason: ConnectionCut.reason(.close))
+            }
+        }
     }
 
     /// Takes an interface up or down; whether its state changed.

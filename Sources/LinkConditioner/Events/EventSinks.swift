@@ -108,14 +108,14 @@ public final class EventCollector: EventSink {
     /// Everything recorded so far, in order.
     public var all: [ConditionerEvent] { events.withLock { $0 } }
 
-    /// Waits (polling every 5 ms) until `predicate` holds over the events, or `timeout` passes.
-    /// Returns whether it held.
-    public func wait(timeout: Duration = .seconds(10),
+    /// Waits (polling every 5 ms, on `Timekeeper` timers) until `predicate` holds over the
+    /// events, or `timeout` passes. Returns whether it held.
+    public func wait(timeout: Duration = .seconds(60),
                      until predicate: ([ConditionerEvent]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if predicate(all) { return true }
-            try? await Task.sleep(for: .milliseconds(5))
+            _ = try? await Timekeeper.shared.sleep(for: .milliseconds(5))
         }
         return predicate(all)
     }

@@ -42,7 +42,8 @@ public actor DownloadManager {
     /// Free bytes to leave on the disk; starts at `configuration.storageCushionBytes`.
     public private(set) var storageCushionBytes: Int64
     /// Whether new downloads may use cellular when their parameters do not say; a change
-    /// applies to downloads requested after it. Default false.
+    /// applies to downloads requested after it. Default false. The user's setting: it is
+    /// stored in the index and read back by `start(after:)`, so it outlives a relaunch.
     public private(set) var allowsCellular = false
 
     /// Opens (or creates) the index under `configuration.storageDirectory`. Call
@@ -66,6 +67,11 @@ public actor DownloadManager {
     /// user force-quit or a reboot while suspended, downloads in flight fail at once;
     /// otherwise they reconcile their files and resume. Then follows the network path.
     public func start(after termination: ProcessTermination) async {
+        do {
+            if let stored = try await index.setting(Self.allowsCellularSetting) { allowsCellular = stored == "true" }
+        } catch {
+            sink.yield(.error(nil, message: "cannot read the cellular setting: \(error)"))
+        }
         let records: [DownloadRecord]
         do { records = try await index.downloads() } catch {
             sink.yield(.error(nil, message: "cannot read the download index: \(error)"))
@@ -122,10 +128,17 @@ public actor DownloadManager {
 
     // MARK: Settings and lifecycle
 
-    /// Sets whether downloads requested from now on may use cellular.
-    public func setAllowsCellular(_ allowed: Bool) {
+    /// Sets whether downloads requested from now on may use cellular, and stores it (the
+    /// user's setting outlives a relaunch).
+    public func setAllowsCellular(_ allowed: Bool) async {
         allowsCellular = allowed
+        do { try await index.setSetting(Self.allowsCellularSetting, to: String(allowed)) } catch {
+            sink.yield(.error(nil, message: "cannot store the cellular setting: \(error)"))
+        }
     }
+
+    /// The key of the cellular setting in the index.
+    static let allowsCellularSetting = "allowsCellular"
 
     /// Changes the free-space cushion; a storage suspension lifts once space is above it.
     public func setStorageCushion(bytes: Int64) {

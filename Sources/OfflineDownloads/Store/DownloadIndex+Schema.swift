@@ -56,6 +56,13 @@ extension DownloadIndex {
                 t.column("signedLicense", .blob).notNull()
             }
         }
+        // The user's settings, which outlive the process (the cellular setting).
+        migrator.registerMigration("v2") { db in
+            try db.create(table: "setting") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .text).notNull()
+            }
+        }
         return migrator
     }
 }

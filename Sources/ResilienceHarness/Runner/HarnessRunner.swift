@@ -121,7 +121,9 @@ public enum HarnessRunner {
             }.first,
             jobs: jobs)
         let trace = merged.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
-        return HarnessRun(report: RunReport(run: metadata, scenarios: results.compactMap { $0 }), trace: trace)
+        let scenarios = results.compactMap { $0 }
+        let coverage = SituationModel.runCoverage(scenarios.compactMap { result in result.coverage.map { (result.name, $0) } })
+        return HarnessRun(report: RunReport(run: metadata, scenarios: scenarios, coverage: coverage), trace: trace)
     }
 
     /// The order scenarios start in: file order, except when more than one but fewer

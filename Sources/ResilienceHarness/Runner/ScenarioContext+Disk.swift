@@ -49,6 +49,27 @@ extension ScenarioContext {
 }
 
 extension ScenarioContext {
+    /// Waits until the origin is answering a request whose path (query left out) matches
+    /// `glob` (`PathPattern`): a response in progress now, or one begun since the call and
+    /// logged already. The origin's view, not the app's.
+    /// - Throws: `ScenarioError.timedOut` when none began within `timeout`.
+    public func waitForRequest(matching glob: String, timeout: Duration) async throws {
+        let origin = network.origin
+        let pattern = PathPattern(glob)
+        let since = collector.epoch &+ collector.now
+        let deadline = ContinuousClock.now + timeout
+        func matches(_ record: OriginRequestRecord) -> Bool { pattern.matches(OriginPath.normalized(record.path)) }
+        while !(origin.responsesInProgress.contains(where: matches)
+            || origin.requestLog.reversed().contains(where: { $0.startedAtNanoseconds >= since && matches($0) }))
+        {
+            guard ContinuousClock.now < deadline else { throw ScenarioError.timedOut("a request for \(glob) at the origin") }
+            try await Timekeeper.shared.sleep(for: .milliseconds(10))
+        }
+        collector.harness(.note("trigger met: the origin began answering a request for \(glob)"))
+    }
+}
+
+extension ScenarioContext {
     /// After an inspection of a download the user cancelled or deleted: what is left of
     /// it in the app's storage, by content (any stored or partial copy of a resource of
     /// its video) and under the package directory the app had named for it

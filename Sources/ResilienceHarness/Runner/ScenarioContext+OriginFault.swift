@@ -14,8 +14,20 @@ extension ScenarioContext {
             throw ScenarioError.script("the origin refused the fault rule \(id): \(error)")
         }
         network.origin.setFaultRules(rules)
-        collector.harness(.note("origin fault \(id) begins: \(fault.summary)"))
+        collector.harness(.note("origin fault \(id)\(Self.faultBegins)\(fault.summary)"))
         return id
+    }
+
+    /// What separates a scenario fault's rule id from its summary in the note
+    /// `openOriginFault` writes ("origin fault ID begins: SUMMARY").
+    static let faultBegins = " begins: "
+
+    /// The rule id and summary of a scenario fault the harness opened, from its note
+    /// (`openOriginFault`); nil for any other note.
+    nonisolated static func openedOriginFault(fromNote text: String) -> (rule: String, summary: String)? {
+        guard text.hasPrefix("origin fault "), let separator = text.range(of: faultBegins) else { return nil }
+        let rule = text[text.index(text.startIndex, offsetBy: "origin fault ".count)..<separator.lowerBound]
+        return (String(rule), String(text[separator.upperBound...]))
     }
 
     /// Removes the origin's fault rule `id` and notes how often it fired.

@@ -124,6 +124,13 @@ public actor ScenarioContext {
         network.conditioner.setState(kind, up ? .up : .down(mode), pathUpdate: pathUpdate)
     }
 
+    /// Ends every connection open on `kind` (RST or FIN both sides) while it stays up;
+    /// recorded as a note, and in the conditioner's events as each connection ends.
+    public func cutConnections(_ kind: InterfaceKind, _ cut: ConnectionCut) {
+        collector.harness(.note("cut every connection open on \(kind.rawValue) (\(cut.rawValue)) while it stays up"))
+        network.conditioner.cutConnections(kind, cut)
+    }
+
     /// The conditioner published `path`: the app is told (relay).
     func pathPublished(_ path: NetworkPath) async {
         self.path = path

@@ -121,10 +121,12 @@ struct ScenarioRun {
                 name: scenario.name, summary: scenario.summary, verdicts: [], metrics: ScenarioMetrics(),
                 startNanoseconds: played.start, endNanoseconds: played.end, unsupported: missing, load: outcome.load)
         }
+        let coverage = SituationModel.coverage(of: SituationFinder.situations(in: trace, renditions: bounds.renditions))
         return ScenarioResult(
             name: scenario.name, summary: scenario.summary, verdicts: verdicts(trace, bounds), metrics: metrics,
             startNanoseconds: played.start, endNanoseconds: played.end, error: outcome.error,
-            preconditions: scenario.preconditions.map { $0.evaluate(trace, bounds) }, load: outcome.load
+            preconditions: scenario.preconditions.map { $0.evaluate(trace, bounds) }, load: outcome.load,
+            coverage: coverage
         ).notingLoad()
     }
 

@@ -77,6 +77,8 @@ extension ScenarioStep {
         case let .down(kind, mode, pathUpdate):
             let modeOption: [(Node, Node)] = mode == .reset ? [] : [kv("mode", text(mode.rawValue))]
             return ("down", text(kind.rawValue), modeOption + Self.pathUpdate(pathUpdate))
+        case let .cut(kind, mode):
+            return ("cut", text(kind.rawValue), mode == .reset ? [] : [kv("mode", text(mode.rawValue))])
         case let .waitForPath(kinds, timeout):
             return ("wait-for-path", ScenarioFile.flow(kinds.map(\.rawValue)), Self.timeout(timeout, ScenarioStep.pathTimeout))
         case .slowLicenseServer(let delay): return ("slow-license-server", ScenarioFile.duration(delay), [])
@@ -108,6 +110,8 @@ extension ScenarioStep {
         case let .waitSettled(set, timeout): return ("wait-settled", set.node, Self.timeout(timeout, ScenarioStep.settleTimeout))
         case .waitForMediaResponse(let timeout):
             return ("wait-for-media-response", nil, Self.timeout(timeout, ScenarioStep.mediaResponseTimeout))
+        case let .waitForRequest(glob, timeout):
+            return ("wait-for-request", text(glob), Self.timeout(timeout, ScenarioStep.requestTimeout))
         case .hold(let duration): return ("hold", ScenarioFile.duration(duration), [])
         case .mark(let name): return ("mark", text(name), [])
         case .holdUntil(let hold):

@@ -34,6 +34,7 @@ struct ScenarioInterpreter {
         switch step {
         case let .up(kind, pathUpdate): await s.setInterface(kind, up: true, pathUpdate: pathUpdate.policy)
         case let .down(kind, mode, pathUpdate): await s.setInterface(kind, up: false, mode: mode, pathUpdate: pathUpdate.policy)
+        case let .cut(kind, mode): await s.cutConnections(kind, mode)
         case let .waitForPath(kinds, timeout): try await s.waitForPath(Set(kinds), timeout: timeout)
         case .slowLicenseServer(let delay): try await s.slowLicenseServer(by: delay)
         case .originFault(let fault): try await openFaultWindow(fault, on: s)
@@ -60,6 +61,7 @@ struct ScenarioInterpreter {
             }
         case let .waitSettled(set, timeout): try await s.waitSettled(tokens(set), timeout: timeout)
         case .waitForMediaResponse(let timeout): try await s.waitForMediaResponse(timeout: timeout)
+        case let .waitForRequest(glob, timeout): try await s.waitForRequest(matching: glob, timeout: timeout)
         case .hold(let duration): try await s.hold(duration)
         case .mark(let name): marks[name] = .now
         case .holdUntil(let hold): try await holdUntil(hold, on: s)

@@ -1,5 +1,6 @@
 import AppProtocol
 import BenchCore
+import LinkConditioner
 
 /// One step of a scenario file: the harness playing the network, the operating system
 /// or the user, waiting on a trigger, or recording. Downloads are referred to by the
@@ -12,6 +13,9 @@ public enum ScenarioStep: Sendable, Hashable {
     case up(InterfaceKind, pathUpdate: ScenarioPathUpdate = .published)
     /// Takes an interface down in `mode`.
     case down(InterfaceKind, mode: DownMode = .reset, pathUpdate: ScenarioPathUpdate = .published)
+    /// Ends every connection open on an interface that stays up: RST (`reset`) or FIN
+    /// (`close`) mid-body, as a middlebox or a flaky access point would.
+    case cut(InterfaceKind, ConnectionCut = .reset)
     /// Waits until the app was given a path with exactly these interfaces up.
     case waitForPath([InterfaceKind], timeout: Duration = ScenarioStep.pathTimeout)
     /// Makes the license endpoint answer this late from now on.
@@ -62,6 +66,10 @@ public enum ScenarioStep: Sendable, Hashable {
     /// Waits until the origin has begun answering a media-segment request (bytes in
     /// flight); gives up with a note after `timeout`.
     case waitForMediaResponse(timeout: Duration = ScenarioStep.mediaResponseTimeout)
+    /// Waits until the origin has begun answering, since the step began, a request whose
+    /// path matches the glob (its response in progress, or logged); fails after `timeout`.
+    /// What the origin saw: a playlist or a license on its way, whatever the app says.
+    case waitForRequest(String, timeout: Duration = ScenarioStep.requestTimeout)
     /// Sleeps.
     case hold(Duration)
     /// Remembers the current instant under a name.
@@ -78,6 +86,7 @@ public enum ScenarioStep: Sendable, Hashable {
 
     /// Default timeouts.
     public static let pathTimeout = Duration.seconds(10)
+    public static let requestTimeout = Duration.seconds(60)
     public static let settleTimeout = Duration.seconds(180)
     public static let mediaResponseTimeout = Duration.seconds(10)
     public static let waitTimeout = Duration.seconds(120)

@@ -1,6 +1,7 @@
 import AppProtocol
 import BenchCore
 import FixtureOrigin
+import LinkConditioner
 import Yams
 
 /// Reads the `steps` list: each step is a bare kind (`- launch`) or a mapping whose one
@@ -20,7 +21,8 @@ struct ScenarioStepParser {
 
     /// Every step kind with the options it takes; `bare` kinds take no argument.
     static let kinds: [(name: String, options: [String], bare: Bool)] = [
-        ("up", ["path-update"], false), ("down", ["mode", "path-update"], false), ("wait-for-path", ["timeout"], false),
+        ("up", ["path-update"], false), ("down", ["mode", "path-update"], false), ("cut", ["mode"], false),
+        ("wait-for-path", ["timeout"], false),
         ("slow-license-server", [], false), ("origin-fault", ["path", "for", "count", "probability"], false),
         ("launch", [], true), ("foreground", [], true), ("background", [], true),
         ("prepare-for-background", [], true), ("kill", ["in-foreground"], false),
@@ -28,7 +30,8 @@ struct ScenarioStepParser {
         ("resume", ["if-in-flight"], false), ("cancel", ["if-in-flight"], false), ("delete", [], false),
         ("set-allows-cellular", [], false), ("request-spare", ["segments"], false),
         ("cancel-if-unsettled", [], false), ("wait", ["label", "timeout", "optional"], false),
-        ("wait-settled", ["timeout"], false), ("wait-for-media-response", ["timeout"], true), ("hold", [], false),
+        ("wait-settled", ["timeout"], false), ("wait-for-media-response", ["timeout"], true),
+        ("wait-for-request", ["timeout"], false), ("hold", [], false),
         ("mark", [], false), ("hold-until", ["plus", "at-most", "or-settled"], false), ("note", [], false),
         ("inspect", [], false),
     ]
@@ -88,7 +91,7 @@ struct ScenarioStepParser {
     /// An example value for the error that says a kind needs one.
     static func example(_ kind: String) -> String {
         switch kind {
-        case "up", "down": "wifi"
+        case "up", "down", "cut": "wifi"
         case "wait-for-path": "[wifi]"
         case "slow-license-server", "hold": "1.5s"
         case "kill": "crash"
@@ -97,6 +100,7 @@ struct ScenarioStepParser {
         case "origin-fault": "{status: 503}"
         case "wait": "{progress: clear, at-least: 0.25}"
         case "wait-settled", "inspect": "all"
+        case "wait-for-request": "/videos/clear/**"
         case "mark", "hold-until": "NAME"
         case "note": "TEXT"
         default: "NAME (a download's name)"
@@ -117,6 +121,11 @@ struct ScenarioStepParser {
                 try n.choice(DownMode.allCases.map { ($0.rawValue, $0) }, "down mode")
             } ?? .reset
             return .down(try a!.choice(interfaces, "interface"), mode: mode, pathUpdate: try pathUpdate(options["path-update"]))
+        case "cut":
+            let mode = try options["mode"].map { n throws(ScenarioFileError) in
+                try n.choice(ConnectionCut.allCases.map { ($0.rawValue, $0) }, "cut mode")
+            } ?? .reset
+            return .cut(try a!.choice(interfaces, "interface"), mode)
         case "wait-for-path":
             var kinds: [InterfaceKind] = []
             for item in try a!.list("a list of interfaces, e.g. [wifi, cellular] or []") {
@@ -147,6 +156,10 @@ struct ScenarioStepParser {
         case "wait": return .wait(try wait(a!, options))
         case "wait-settled": return .waitSettled(try downloads(a!), timeout: try timeout(options, ScenarioStep.settleTimeout))
         case "wait-for-media-response": return .waitForMediaResponse(timeout: try timeout(options, ScenarioStep.mediaResponseTimeout))
+        case "wait-for-request":
+            let glob = try a!.text("a path glob, e.g. /videos/clear/** or /license")
+            guard glob.hasPrefix("/") else { throw a!.error(.invalidValue, "a path glob starts with /, e.g. /videos/clear/**") }
+            return .waitForRequest(glob, timeout: try timeout(options, ScenarioStep.requestTimeout))
         case "hold": return .hold(try a!.duration())
         case "mark":
             let mark = try a!.text("a name for this instant")

@@ -37,7 +37,8 @@ class Engine(Worker, Licensing):
         self.interfaces = []  # from setPath, WiFi first
         self.foreground = True
         self.holding_licenses = False  # after prepareForBackground: no new exchange until foreground
-        self.allows_cellular = True
+        # The user's cellular setting: off until set, and it outlives a relaunch.
+        self.allows_cellular = bool(store.setting("allowsCellular", False))
         # The harness sends setPath right after hello; until then (at most PATH_WAIT s)
         # a restored download neither starts nor claims it has no network.
         self.path_known, self.launched_at = False, time.monotonic()
@@ -89,6 +90,7 @@ class Engine(Worker, Licensing):
     def set_allows_cellular(self, allowed):
         with self.cond:
             self.allows_cellular = allowed
+            self.store.set_setting("allowsCellular", allowed)
 
     def request(self, command):
         video = command["video"]

@@ -1,6 +1,6 @@
 """The app's storage directory: a sqlite3 index and one package directory per download.
 
-    <storage>/index.sqlite          downloads, stored segments, licenses
+    <storage>/index.sqlite          downloads, stored segments, licenses, the user's settings
     <storage>/packages/<token>/     the offline package: master.m3u8 and, mirroring the
                                     origin's layout below the master's directory, media
                                     playlists, segments (`.part` while in flight), keys
@@ -23,6 +23,8 @@ CREATE TABLE IF NOT EXISTS segments (
     token TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (token, path));
 CREATE TABLE IF NOT EXISTS licenses (
     token TEXT PRIMARY KEY, license TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS settings (
+    key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
@@ -43,6 +45,15 @@ class Store:
 
     def package_dir(self, token):
         return os.path.join(self.storage, "packages", token)
+
+    # The user's settings (they outlive the process)
+
+    def setting(self, key, default=None):
+        rows = self._run("SELECT value FROM settings WHERE key = ?", key)
+        return json.loads(rows[0][0]) if rows else default
+
+    def set_setting(self, key, value):
+        self._run("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", key, json.dumps(value))
 
     # Downloads
 

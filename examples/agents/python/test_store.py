@@ -40,6 +40,14 @@ class StoreTests(unittest.TestCase):
         self.assertEqual(again.stored("t1"), {"/videos/clear/400k/seg0.ts"})
         self.assertEqual(again.license("t1"), {"expires_at": 5})
 
+    def test_the_cellular_setting_is_off_until_set_and_outlives_a_relaunch(self):
+        self.assertFalse(Engine(self.store, Wire(io.StringIO())).allows_cellular)
+        Engine(self.store, Wire(io.StringIO())).set_allows_cellular(True)
+        relaunched = Engine(Store(self.directory.name), Wire(io.StringIO()))
+        self.assertTrue(relaunched.allows_cellular)
+        request = relaunched.request({"video": REQUEST["video"], "catalogURL": REQUEST["catalogURL"]})
+        self.assertTrue(request.request["allowsCellular"], "a request that does not say takes the stored setting")
+
     def test_remove_leaves_nothing(self):
         self.store.add("t1", REQUEST, "downloading", 1.0)
         self.store.mark_stored("t1", "/p")

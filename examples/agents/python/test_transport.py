@@ -22,6 +22,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self):  # noqa: N802 - the stdlib's name
         Handler.hosts.append(self.headers["Host"])
+        if self.path in ("/portal", "/portal-511"):
+            page = b"<html><body>Sign in to the network</body></html>"
+            self.send_response(511 if self.path == "/portal-511" else 200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+            return
         if self.path == "/silent":
             time.sleep(1.0)  # headers never come in time
             return
@@ -58,6 +66,14 @@ class TransportTests(unittest.TestCase):
     def tearDown(self):
         transport.STALL_SECONDS = self.stall
 
+
+    def test_a_captive_portal_page_is_a_network_error_never_content(self):
+        for path in ("/portal", "/portal-511"):
+            with self.assertRaises(transport.CaptivePortal):
+                transport.fetch_bytes(transport.Attempt(self.interface), f"http://o{path}", lambda n: None)
+        with self.assertRaises(transport.CaptivePortal):
+            transport.playlist_text(b"<html>Sign in</html>", "/videos/clear/master.m3u8")
+        self.assertEqual(transport.playlist_text(b"\xef\xbb\xbf  #EXTM3U\n", "m"), "\ufeff  #EXTM3U\n")
     def test_connects_to_the_endpoint_and_keeps_the_host(self):
         counted = []
         attempt = transport.Attempt(self.interface)

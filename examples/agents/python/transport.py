@@ -22,6 +22,31 @@ class NetworkError(Exception):
     """The transfer did not complete (refused, reset, stalled, cut short, 5xx): retry later."""
 
 
+class CaptivePortal(NetworkError):
+    """A captive portal answered in place of what was asked (511, or a web page with a 2xx,
+    or a playlist that is not one): the network is not usable yet. Never stored; retried."""
+
+
+WEB_PAGES = ("text/html", "application/xhtml+xml")
+
+
+def portal_check(method, path, response):
+    """Raises CaptivePortal when `response` is a portal's: 511 Network Authentication
+    Required, or a 2xx whose Content-Type is a web page (nothing an engine asks for is one)."""
+    media_type = (response.getheader("Content-Type") or "").split(";", 1)[0].strip().lower()
+    if response.status == 511 or (200 <= response.status < 300 and media_type in WEB_PAGES):
+        raise CaptivePortal(f"{method} {path}: a captive portal answered (HTTP {response.status}, {media_type or 'no type'})")
+
+
+def playlist_text(data, what):
+    """The text of a playlist body; CaptivePortal when it does not start like one (#EXTM3U
+    after an optional byte order mark and whitespace): a portal may label its page anything."""
+    text = data.decode("utf-8", errors="replace").lstrip("\ufeff").lstrip()
+    if not text.startswith("#EXTM3U"):
+        raise CaptivePortal(f"{what}: not a playlist (no #EXTM3U): {text[:40]!r}")
+    return data.decode("utf-8", errors="replace")
+
+
 class StatusError(Exception):
     """The server answered a status that retrying cannot change (4xx)."""
 
@@ -103,6 +128,11 @@ def open_response(attempt, url, method="GET", body=None, headers=None):
                 raise Aborted() from error
             if not (reused and tries_left) or attempt.was_cut:  # a kept-alive connection the server closed: once more on a new one
                 raise NetworkError(f"{method} {parts.path} via {attempt.interface['kind']}: {error!r}") from error
+    try:
+        portal_check(method, parts.path, response)
+    except CaptivePortal:
+        attempt.drop()
+        raise
     if response.status >= 500 or response.status in (408, 429):
         attempt.drop()
         raise NetworkError(f"{method} {parts.path}: HTTP {response.status}")

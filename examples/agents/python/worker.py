@@ -159,13 +159,13 @@ class Worker:
         package; the plan lists every key and segment to fetch, keys first."""
         on_bytes = self._on_bytes(d, attempt)
         master_url = d.master_url()
-        master = hls.parse_master(transport.fetch_bytes(attempt, master_url, on_bytes).decode())
+        master = hls.parse_master(transport.playlist_text(transport.fetch_bytes(attempt, master_url, on_bytes), master_url))
         chosen = hls.select(master, d.request["audioLanguages"], d.request["subtitleLanguages"])
         keys, segments, selections = [], [], {}
         for choice in chosen:
             self._go_on(d, attempt)
             url = urljoin(master_url, choice["uri"])
-            text = transport.fetch_bytes(attempt, url, on_bytes).decode()
+            text = transport.playlist_text(transport.fetch_bytes(attempt, url, on_bytes), url)
             media = hls.parse_media(text)
             self._write(d, hls.local_path(master_url, url), text.encode())
             selections[choice["selection"]] = len(media)
