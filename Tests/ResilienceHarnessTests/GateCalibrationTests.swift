@@ -32,7 +32,7 @@ import Testing
         #expect(wasted.absoluteSlack == 3 * (1_020_243 - 712_743))
         #expect(wasted.calibration?.samples == [661_743, 1_020_243, 712_743, 691_727, 831_243])
         let time = try #require(baseline.scenarios["outage"]?["time_to_complete_s"])
-        #expect(time.value == 30 && time.absoluteSlack == 1 && time.tolerance == 0.1)
+        #expect(time.value == 30 && time.absoluteSlack == 1 && time.tolerance == 0.25)
         // The direction someone set by hand is kept; informational metrics stay so.
         #expect(time.direction == .higherIsBetter)
         #expect(baseline.scenarios["outage"]?["bytes_wifi"]?.direction == .informational)

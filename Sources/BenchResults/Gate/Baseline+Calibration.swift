@@ -66,8 +66,8 @@ public enum CalibrationRule {
     ///
     /// | metric | relative | absolute |
     /// |---|---|---|
-    /// | `time_to_complete_s` | 0.1 | 1 s |
-    /// | `goodput_bps` | 0.1 | 0 |
+    /// | `time_to_complete_s` | 0.25 | 1 s |
+    /// | `goodput_bps` | 0.25 | 0 |
     /// | `wasted_bytes` | 0 | 256 KiB |
     /// | `suspend_latency_s`, `resume_latency_s` | 0 | 0.25 s |
     /// | `bytes_refetched_after_crash` | 0 | 64 KiB |
@@ -75,8 +75,10 @@ public enum CalibrationRule {
     /// | `agent_peak_rss_bytes` | 0.1 | 8 MiB |
     public static func floor(for metric: String) -> (relative: Double, absolute: Double) {
         switch metric {
-        case "time_to_complete_s": (0.1, 1)
-        case "goodput_bps": (0.1, 0)
+        // A shared 2-core runner with two busy processes beside the gate slowed the
+        // downloads by up to 20 % (10 gate runs, .ci/load-test): the time floors cover it.
+        case "time_to_complete_s": (0.25, 1)
+        case "goodput_bps": (0.25, 0)
         case "wasted_bytes": (0, 256 * 1024)
         case "suspend_latency_s", "resume_latency_s": (0, 0.25)
         case "bytes_refetched_after_crash": (0, 64 * 1024)
