@@ -65,19 +65,35 @@ import Testing
     }
 
     @Test func aCancelledTimerNeverFiresAndAnotherDoes() async {
+        // The timekeeper's queue is held (by a first callback, due at once) until the
+        // cancel: on a busy machine the test's thread may otherwise be descheduled past
+        // the dropped timer's deadline, and a timer that has begun cannot be dropped.
+        let timekeeper = Timekeeper(label: "test.cancelled-timer")
+        let held = DispatchSemaphore(value: 0)
         let fired = Mutex<[String]>([])
-        let dropped = Timekeeper.shared.schedule(after: .milliseconds(20)) { fired.withLock { $0.append("dropped") } }
+        // blocking-ok: holds this test's own timekeeper, on purpose, until the cancel below
+        timekeeper.schedule(after: .zero) { held.wait() }
+        let dropped = timekeeper.schedule(after: .milliseconds(20)) { fired.withLock { $0.append("dropped") } }
         dropped.cancel()
-        Timekeeper.shared.schedule(after: .milliseconds(40)) { fired.withLock { $0.append("kept") } }
+        held.signal()
+        timekeeper.schedule(after: .milliseconds(40)) { fired.withLock { $0.append("kept") } }
         await eventually("the kept timer firing") { fired.withLock { $0.contains("kept") } }
         #expect(fired.withLock { $0 } == ["kept"], "the cancelled timer (due earlier) never fired")
     }
 
     @Test func timersFireInTheOrderOfTheirDeadlines() async {
+        // One base instant for the three deadlines, and the queue held until all three are
+        // scheduled, so a test thread descheduled between two calls does not reorder them.
+        let timekeeper = Timekeeper(label: "test.timer-order")
+        let held = DispatchSemaphore(value: 0)
+        // blocking-ok: holds this test's own timekeeper, on purpose, until the timers are scheduled
+        timekeeper.schedule(after: .zero) { held.wait() }
         let order = Mutex<[Int]>([])
+        let base = ContinuousClock.now
         for (index, milliseconds) in [60, 20, 40].enumerated() {
-            Timekeeper.shared.schedule(after: .milliseconds(Int64(milliseconds))) { order.withLock { $0.append(index) } }
+            timekeeper.schedule(at: base + .milliseconds(Int64(milliseconds))) { order.withLock { $0.append(index) } }
         }
+        held.signal()
         await eventually("all three timers") { order.withLock { $0.count } == 3 }
         #expect(order.withLock { $0 } == [1, 2, 0])
     }
