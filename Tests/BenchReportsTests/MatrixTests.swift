@@ -64,6 +64,29 @@ import Testing
         #expect(summary[2].scenarios == ["error": 1, "unsupported": 1] && summary[0].failedProperties.isEmpty)
     }
 
+    @Test func eachColumnSaysTheSituationsItsRunCreated() throws {
+        let pair = { (incident: String) in SituationPair(incident: incident, context: "phase:mid-segment") }
+        var measured = Self.report([Self.scenario("housekeeping", [("pause-holds", .passed)])], app: "deadzone 0.5")
+        measured.coverage = RunCoverage(meaningful: [
+            MeaningfulPairCoverage(pair: pair("user.pause"), properties: ["pause-holds"], why: "w", scenarios: ["housekeeping"]),
+            MeaningfulPairCoverage(pair: pair("lifecycle.kill-crash"), properties: ["crash-recovery"], why: "w", scenarios: []),
+        ], otherPairs: [])
+        var unmeasured = measured
+        unmeasured.coverage = nil
+        let matrix = Matrix.build([
+            (MatrixColumn(agent: "deadzone", command: "bench agent", profile: "p", reportDirectory: "d"), measured),
+            (MatrixColumn(agent: "old", command: "bench agent", profile: "p", reportDirectory: "o"), unmeasured),
+        ])
+        #expect(matrix.columns[0].coverageText == "1 of 2 meaningful situation pairs (uncovered: lifecycle.kill-crash × phase:mid-segment)")
+        #expect(matrix.columns[1].coverageText == nil, "a report without coverage claims none")
+        #expect(matrix.summary[0].line == "deadzone @ p: 1 pass; situations: 1 of 2 pairs")
+        #expect(matrix.summary[1].line == "old @ p: 1 pass")
+        let html = MatrixHTML.render(matrix)
+        #expect(html.contains("<td>1 of 2 meaningful situation pairs (uncovered: lifecycle.kill-crash × phase:mid-segment)</td>"), "\(html)")
+        let decoded = try JSONDecoder().decode(Matrix.self, from: try JSONEncoder().encode(matrix))
+        #expect(decoded.columns == matrix.columns)
+    }
+
     @Test func thePageJSONAndJUnitShowEveryCell() throws {
         let matrix = Self.matrix()
         let html = MatrixHTML.render(matrix)

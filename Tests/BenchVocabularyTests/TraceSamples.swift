@@ -67,6 +67,7 @@ enum TraceSamples {
         .scenarioStarted(name: "auto-suspend", profile: "flaky-wifi", seed: 7),
         .scenarioFinished(name: "auto-suspend", timedOut: false),
         .pathGiven(interfaces: [.wifi, .cellular]),
+        .pathAcknowledged(interfaces: []),
         .interfaceSet(.wifi, up: false, mode: .reset),
         .interfaceSet(.wifi, up: true, mode: nil),
         .lifecycle(foreground: false),

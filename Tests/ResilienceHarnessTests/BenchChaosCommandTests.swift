@@ -58,6 +58,33 @@ import Testing
         #expect(run.stdout.contains("chaos: 0 of 2 seeds passed, 2 failed (1, 2)"), "\(run.stdout)")
     }
 
+    /// A guided campaign of two inputs: the seed, then (its run having reached new pairs)
+    /// a mutant of it; its coverage printed as it grows, in the summary and in coverage.json.
+    @Test func aGuidedCampaignKeepsWhatReachedNewPairsAndMutatesIt() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = try await runBench(
+            ["chaos", "--seeds", "1", "--guided", "--runs", "2", "--profile", scratch.profile, "--out", scratch.out], in: scratch.root)
+        #expect(run.status == 0, "\(run.output)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.contains("then coverage-guided: mutants of the inputs that reach new situation pairs, for at most 2 inputs") == true,
+                "\(run.stdout)")
+        let growth = try #require(lines.first { $0.hasPrefix("  +") }, "\(run.stdout)")
+        #expect(growth.contains(" pairs: ") && growth.contains("meaningful pairs") && growth.hasSuffix("corpus 1"), "\(growth)")
+        let mutant = try #require(lines.first { $0.hasPrefix("mutant 1 (of seed-1: seed 1, ") }, "\(run.stdout)")
+        #expect(mutant.contains("  PASS  ") && !mutant.contains("rerun:") && mutant.contains("--scenario-file \(scratch.out)/mutant-1.yaml"))
+        let summary = try #require(lines.last)
+        #expect(summary.hasPrefix("chaos: 2 of 2 inputs passed, 0 failed (1 mutants); ") && summary.contains("stopped: the bound on inputs was reached"),
+                "\(summary)")
+        #expect(summary.contains("; coverage: ") && summary.contains("meaningful situation pairs"), "\(summary)")
+        let file = try ScenarioFile.load(contentsOf: scratch.out + "/mutant-1.yaml")
+        #expect(file.name == "chaos-1-m1" && file.steps != ChaosGenerator(profileName: "cli-test").scenario(seed: 1).steps)
+        let coverage = try JSONDecoder().decode(ChaosCoverage.self, from: Data(scratch.text("coverage.json").utf8))
+        #expect(coverage.growth.first?.by == "seed-1" && coverage.coverage.covered == coverage.growth.last?.meaningful)
+        #expect(coverage.coverage.meaningful.flatMap(\.scenarios).allSatisfy { ["seed-1", "mutant-1"].contains($0) })
+        #expect(FileManager.default.fileExists(atPath: scratch.out + "/mutant-1/report.json"))
+    }
+
     @Test(arguments: [
         (["--seeds", "5..2"], "the range 5..2 is empty"),
         (["--seeds", "one"], "is not a seed"),
@@ -65,6 +92,10 @@ import Testing
         (["--seeds", "1", "--shrink-time", "soon"], "--shrink-time"),
         (["--seeds", "1", "--profile", "missing.yaml"], "missing.yaml"),
         (["--seeds", "1", "--jobs", "0"], "--jobs must be at least 1"),
+        (["--seeds", "1", "--goal", "all"], "add --guided"),
+        (["--seeds", "1", "--guided", "--goal", "0"], "--goal \"0\": write a number of meaningful pairs"),
+        (["--seeds", "1", "--guided", "--runs", "0"], "--runs must be from 1"),
+        (["--seeds", "1", "--guided", "--time-budget", "soon"], "--time-budget"),
     ])
     func badInputExitsTwoAndWritesNothing(arguments: [String], says: String) async throws {
         let scratch = try Scratch()

@@ -54,6 +54,13 @@ import Testing
     }
 
     @Test func noFileAsksWhatACorrectAppCouldNotDo() {
+        Self.expectNothingImpossible(in: files)
+    }
+
+    // MARK: Helpers
+
+    /// What a correct app could not do, asked of none of `files` (seeds' or mutants').
+    static func expectNothingImpossible(in files: [ScenarioFile]) {
         for file in files {
             let steps = file.steps
             let requests = steps.compactMap { if case .request(let r) = $0 { r.video } else { nil } }
@@ -81,8 +88,6 @@ import Testing
             Self.expectItEndsBySettlingAndInspecting(file)
         }
     }
-
-    // MARK: Helpers
 
     /// WiFi goes down while cellular is up.
     static func hasHandoff(_ steps: [ScenarioStep]) -> Bool {

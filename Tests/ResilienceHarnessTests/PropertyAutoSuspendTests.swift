@@ -28,6 +28,69 @@ import Testing
         #expect(verdict.summary.contains("worst suspend 0.800 s"))
     }
 
+    /// d1 is suspended for the network when the app is told, at 10 s, that nothing is up;
+    /// it claims a transfer at `downloadingAt` (before WiFi is given back at 20 s, it
+    /// suspends again at once), and completes by 30 s.
+    func toldOffline(downloadingAt: Double, killAt: Double? = nil) -> TraceBuilder {
+        var b = TraceBuilder()
+        b.request("d1", video: "clear", at: 0)
+        b.state("d1", .downloading, at: 1)
+        b.interface(.wifi, up: false, mode: .reset, at: 10)
+        b.path([], at: 10)
+        b.state("d1", .suspended(.network), at: 10.002)
+        b.acknowledged([], at: 10.005)
+        if let killAt { b.kill(at: killAt) }
+        if downloadingAt < 20 {
+            b.state("d1", .downloading, at: downloadingAt)
+            b.state("d1", .suspended(.network), at: downloadingAt + 0.1)
+        }
+        b.interface(.wifi, up: true, at: 20)
+        b.path([.wifi], at: 20)
+        if downloadingAt >= 20 { b.state("d1", .downloading, at: downloadingAt) }
+        b.acknowledged([.wifi], at: 20.01)
+        if downloadingAt < 20 { b.state("d1", .downloading, at: 21) }
+        b.state("d1", .downloaded, at: 30)
+        return b
+    }
+
+    @Test func aTransferClaimedWhileToldNothingIsUpFails() {
+        let verdict = evaluate(id, toldOffline(downloadingAt: 14))
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 14, contains: "download d1 suspended(network) → downloading at 14.000 s, while the app knew "
+            + "no interface was up: the app acknowledged a path with no interface up at 10.005 s, and nothing since gave it one "
+            + "until 20.000 s")
+    }
+
+    @Test func aClaimWrittenBeforeThePathWasReadOrAfterAnInterfaceWasSentIsNotCounted() {
+        // Recorded between the harness's send of the empty path and the app's reply: the
+        // app wrote it before it read that path.
+        var before = TraceBuilder()
+        before.request("d1", video: "clear", at: 0)
+        before.state("d1", .suspended(.network), at: 1)
+        before.path([], at: 10)
+        before.state("d1", .downloading, at: 10.3)
+        before.acknowledged([], at: 10.4)
+        before.state("d1", .suspended(.network), at: 10.5)
+        before.path([.wifi], at: 20)
+        before.state("d1", .downloading, at: 20.001)
+        before.acknowledged([.wifi], at: 20.002)
+        before.state("d1", .downloaded, at: 30)
+        #expect(!Self.claims(evaluate(id, before)), "\(evaluate(id, before).evidence)")
+        // Recorded after the harness sent a path with WiFi (before the app's reply to it).
+        #expect(!Self.claims(evaluate(id, toldOffline(downloadingAt: 20.005))))
+        #expect(evaluate(id, toldOffline(downloadingAt: 20.005)).outcome == .passed)
+    }
+
+    static func claims(_ verdict: Verdict) -> Bool {
+        verdict.evidence.contains { $0.text.contains("while the app knew no interface was up") }
+    }
+
+    @Test func aKillEndsWhatTheAppKnew() {
+        // A relaunched app knows nothing of the path until it is given one.
+        #expect(!Self.claims(evaluate(id, toldOffline(downloadingAt: 15, killAt: 12))))
+        #expect(Self.claims(evaluate(id, toldOffline(downloadingAt: 15, killAt: 16))), "killed after the claim")
+    }
+
     @Test func aLateSuspensionFails() {
         var b = TraceBuilder()
         b.request("d1", video: "clear", at: 0)

@@ -39,6 +39,87 @@ import Testing
         #expect(evaluate(id, outage(requests: 21), PropertyContext(maximumRequestsPerOutage: 21)).outcome == .passed)
     }
 
+    /// d1 (WiFi only) downloads on connection 1; WiFi is blackholed from 10 s to 30 s.
+    /// The app gives each held connection up after 4 s and reconnects `delay` seconds
+    /// later (connections 2, 3, 4…).
+    func stallsAndReconnects(delay: Double, secondTransfer: Bool = false) -> TraceBuilder {
+        var b = TraceBuilder()
+        b.request("d1", video: "clear", at: 0)
+        if secondTransfer { b.request("d2", video: "protected", at: 0.5) }
+        b.state("d1", .downloading, at: 1)
+        if secondTransfer { b.state("d2", .downloading, at: 1.5) }
+        b.accepted(.wifi, connection: 1, at: 1)
+        b.interface(.wifi, up: false, mode: .blackhole, at: 10)
+        var closeAt = 14.0
+        b.connectionClosed(1, delivered: 1000, at: closeAt)
+        for connection: UInt64 in 2...5 {
+            b.accepted(.wifi, connection: connection, at: closeAt + delay)
+            closeAt += delay + 4
+            if closeAt < 30 { b.connectionClosed(connection, delivered: 0, at: closeAt) }
+        }
+        b.state("d1", .suspended(.network), at: 15)
+        b.interface(.wifi, up: true, at: 30)
+        b.state("d1", .downloading, at: 30.5)
+        b.state("d1", .downloaded, at: 40)
+        return b
+    }
+
+    @Test func reconnectingAtOnceAfterEveryStallIsNoBackoff() {
+        let verdict = evaluate(id, stallsAndReconnects(delay: 0.001))
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 14.001, contains: "2 retries in a row on wifi, each within 0.005 s of the failure before it, "
+            + "during the outage from 10.000 s (wifi down (blackhole)): 14.001 s (0.001 s after a failure), 18.002 s (0.001 s "
+            + "after a failure); at most 1 in a row (1 per transfer cut, 1 cut): no backoff")
+        // Few attempts: the count alone would have let it through.
+        #expect(!verdict.evidence.contains { $0.text.contains("above the bound of") })
+    }
+
+    @Test func waitingAfterAFailureOrRetryingAtOnceOnlyOnceIsBackoff() {
+        #expect(evaluate(id, stallsAndReconnects(delay: 0.05)).outcome == .passed)
+        // One immediate retry, then a wait.
+        var once = TraceBuilder()
+        once.request("d1", video: "clear", at: 0)
+        once.state("d1", .downloading, at: 1)
+        once.interface(.wifi, up: false, mode: .refuse, at: 10)
+        once.connectionReset(.wifi, connection: 1, at: 10)
+        once.refused(.wifi, at: 10.002)
+        once.refused(.wifi, at: 10.6)
+        once.refused(.wifi, at: 10.601)
+        once.state("d1", .suspended(.network), at: 11)
+        once.interface(.wifi, up: true, at: 20)
+        once.state("d1", .downloading, at: 20.5)
+        once.state("d1", .downloaded, at: 30)
+        let verdict = evaluate(id, once)
+        // 10.601 s follows a refusal at 10.6 s of an attempt made beside it (two connects at
+        // once), not a failure of an earlier attempt: not a retry of it.
+        #expect(verdict.outcome == .passed, "\(verdict.evidence)")
+    }
+
+    @Test func twoTransfersCutMayEachRetryOnceAtOnce() {
+        #expect(evaluate(id, stallsAndReconnects(delay: 0.001, secondTransfer: true)).outcome == .failed,
+                "four in a row is too many for two transfers")
+        var two = TraceBuilder()
+        two.request("d1", video: "clear", at: 0)
+        two.request("d2", video: "protected", at: 0)
+        two.state("d1", .downloading, at: 1)
+        two.state("d2", .downloading, at: 1)
+        two.accepted(.wifi, connection: 1, at: 1)
+        two.accepted(.wifi, connection: 2, at: 1)
+        two.interface(.wifi, up: false, mode: .blackhole, at: 10)
+        two.connectionClosed(1, delivered: 0, at: 14)
+        two.accepted(.wifi, connection: 3, at: 14.001)
+        two.connectionClosed(2, delivered: 0, at: 14.5)
+        two.accepted(.wifi, connection: 4, at: 14.501)
+        two.state("d1", .suspended(.network), at: 16)
+        two.state("d2", .suspended(.network), at: 16)
+        two.interface(.wifi, up: true, at: 20)
+        two.state("d1", .downloading, at: 20.5)
+        two.state("d2", .downloading, at: 20.5)
+        two.state("d1", .downloaded, at: 30)
+        two.state("d2", .downloaded, at: 30)
+        #expect(evaluate(id, two).outcome == .passed, "\(evaluate(id, two).evidence)")
+    }
+
     @Test func noOutageDuringADownloadIsNotApplicable() {
         var b = TraceBuilder()
         b.request("d1", video: "clear", at: 0)

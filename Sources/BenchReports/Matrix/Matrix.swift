@@ -22,6 +22,8 @@ public struct Matrix: Sendable, Hashable, Codable {
     public var summary: [MatrixColumnSummary] {
         columns.indices.map { index in
             var summary = MatrixColumnSummary(agent: columns[index].agent, profile: columns[index].profile)
+            summary.coveredPairs = columns[index].coveredPairs
+            summary.meaningfulPairs = columns[index].meaningfulPairs
             for row in rows {
                 let cell = row.cells[index]
                 if row.property == Self.scenarioRow {
@@ -49,6 +51,19 @@ public struct MatrixColumn: Sendable, Hashable, Codable {
     public var reportDirectory: String
     /// Why the run produced no report (it could not start), when it did not.
     public var error: String?
+    /// The situations the run created (docs/situations.md): how many of the model's
+    /// meaningful pairs, and which it did not; nil when the run has no report.
+    public var coveredPairs: Int?
+    public var meaningfulPairs: Int?
+    public var uncoveredPairs: [String]?
+
+    /// `36 of 37 meaningful situation pairs (uncovered: a × b)`, when the run was measured.
+    public var coverageText: String? {
+        guard let coveredPairs, let meaningfulPairs else { return nil }
+        let missing = uncoveredPairs ?? []
+        return "\(coveredPairs) of \(meaningfulPairs) meaningful situation pairs"
+            + (missing.isEmpty ? "" : " (uncovered: \(missing.joined(separator: "; ")))")
+    }
 
     /// A column.
     public init(agent: String, command: String, profile: String, app: String? = nil, reportDirectory: String, error: String? = nil) {
@@ -100,11 +115,16 @@ public struct MatrixColumnSummary: Sendable, Hashable, Codable {
     public var properties: [String: Int] = [:]
     /// `scenario: property` of every failed property cell.
     public var failedProperties: [String] = []
+    /// How many of the model's meaningful situation pairs the run created, of how many.
+    public var coveredPairs: Int?
+    public var meaningfulPairs: Int?
 
-    /// `deadzone @ flaky-wifi: 4 pass, 1 fail; failed: housekeeping: integrity`, for `bench matrix`.
+    /// `deadzone @ flaky-wifi: 4 pass, 1 fail; situations: 36 of 37 pairs; failed: housekeeping: integrity`,
+    /// for `bench matrix`.
     public var line: String {
         let tally = MatrixOutcome.allCases.compactMap { outcome in scenarios[outcome.rawValue].map { "\($0) \(outcome.rawValue)" } }
-        return "\(agent) @ \(profile): \(tally.joined(separator: ", "))"
+        let situations = coveredPairs.flatMap { covered in meaningfulPairs.map { "; situations: \(covered) of \($0) pairs" } } ?? ""
+        return "\(agent) @ \(profile): \(tally.joined(separator: ", "))\(situations)"
             + (failedProperties.isEmpty ? "" : "; failed: " + failedProperties.joined(separator: "; "))
     }
 }
@@ -133,7 +153,14 @@ extension Matrix {
             }
         }
         var columns = runs.map(\.column)
-        for index in columns.indices where columns[index].app == nil { columns[index].app = runs[index].report?.run.app }
+        for index in columns.indices {
+            if columns[index].app == nil { columns[index].app = runs[index].report?.run.app }
+            if let coverage = runs[index].report?.coverage {
+                columns[index].coveredPairs = coverage.covered
+                columns[index].meaningfulPairs = coverage.meaningful.count
+                columns[index].uncoveredPairs = coverage.uncovered.map(\.pair.id)
+            }
+        }
         return Matrix(schemaVersion: currentSchemaVersion, columns: columns, rows: rows)
     }
 

@@ -28,7 +28,7 @@ public enum MatrixHTML {
             .small{font-size:12px;color:#555}
             </style></head><body>
             <h1>\(text(title))</h1>
-            <p>Rows: each scenario (its own row says whether it was played and held as a whole), then each property it judged. Columns: each engine under each profile. A cell links to that run's report at the scenario; hover it for the verdict. <b>unsupported</b>: the engine's hello does not declare a capability the scenario needs (never counted as passed).</p>
+            <p>Rows: each scenario (its own row says whether it was played and held as a whole), then each property it judged. Columns: each engine under each profile. A cell links to that run's report at the scenario; hover it for the verdict. <b>unsupported</b>: the engine's hello does not declare a capability the scenario needs (never counted as passed). Below, each run's <b>situations created</b>: how many of the situation model's meaningful pairs (docs/situations.md) its trace shows; a property that passed where an engine created fewer situations was tested less.</p>
             <table><thead><tr><th>scenario</th><th>property</th>
             """
         for column in matrix.columns {
@@ -49,13 +49,14 @@ public enum MatrixHTML {
             html += "</tr>\n"
         }
         html += "</tbody></table>\n<h2>Engines</h2>\n<table><thead><tr><th>engine</th><th>profile</th><th>command</th><th>app</th>"
-            + "<th>scenarios</th><th>failed properties</th></tr></thead><tbody>\n"
+            + "<th>scenarios</th><th>situations created</th><th>failed properties</th></tr></thead><tbody>\n"
         for (column, summary) in zip(matrix.columns, matrix.summary) {
             let tally = MatrixOutcome.allCases.compactMap { outcome in
                 summary.scenarios[outcome.rawValue].map { "\($0) \(outcome.rawValue)" }
             }.joined(separator: ", ")
             html += "<tr><td>\(text(column.agent))</td><td>\(text(column.profile))</td><td><code>\(text(column.command))</code></td>"
                 + "<td>\(text(column.app ?? "-"))</td><td>\(text(column.error.map { "could not run: \($0)" } ?? tally))</td>"
+                + "<td>\(text(column.coverageText ?? "-"))</td>"
                 + "<td>\(text(summary.failedProperties.isEmpty ? "none" : summary.failedProperties.joined(separator: "; ")))</td></tr>\n"
         }
         html += "</tbody></table>\n</body></html>\n"

@@ -9,7 +9,7 @@ import BenchCore
 extension HarnessEvent: Codable {
     /// The `type` of each case: the case's name.
     public enum Name: String, Codable, CaseIterable, Sendable {
-        case scenarioStarted, scenarioFinished, pathGiven, interfaceSet, lifecycle, licenseServerBackground
+        case scenarioStarted, scenarioFinished, pathGiven, pathAcknowledged, interfaceSet, lifecycle, licenseServerBackground
         case preparedForBackground, downloadRequested, licenseKeyOf, userAction, allowsCellularSet, killed
         case diskAtKill, leftAfterRemoval, launched, helloAnswered, inspected, packageRead, agentExited, note
         case clientLaunched, clientExited, originFaultBegan, originFaultEnded
@@ -28,6 +28,7 @@ extension HarnessEvent: Codable {
         case .scenarioStarted: .scenarioStarted
         case .scenarioFinished: .scenarioFinished
         case .pathGiven: .pathGiven
+        case .pathAcknowledged: .pathAcknowledged
         case .interfaceSet: .interfaceSet
         case .lifecycle: .lifecycle
         case .licenseServerBackground: .licenseServerBackground
@@ -63,7 +64,7 @@ extension HarnessEvent: Codable {
         case let .scenarioFinished(name, timedOut):
             try c.encode(name, forKey: .name)
             try c.encode(timedOut, forKey: .timedOut)
-        case let .pathGiven(interfaces):
+        case let .pathGiven(interfaces), let .pathAcknowledged(interfaces):
             try c.encode(interfaces, forKey: .interfaces)
         case let .interfaceSet(interface, up, mode):
             try c.encode(interface, forKey: .interface)
@@ -156,6 +157,8 @@ extension HarnessEvent: Codable {
             self = .scenarioFinished(name: try value(.name), timedOut: try value(.timedOut))
         case .pathGiven:
             self = .pathGiven(interfaces: try value(.interfaces))
+        case .pathAcknowledged:
+            self = .pathAcknowledged(interfaces: try value(.interfaces))
         case .interfaceSet:
             self = .interfaceSet(try value(.interface), up: try value(.up), mode: try optional(.mode))
         case .lifecycle:

@@ -10,6 +10,11 @@ public enum HarnessEvent: Sendable, Hashable {
     case scenarioFinished(name: String, timedOut: Bool)
     /// The network path the app was given (the interfaces up, in preference order).
     case pathGiven(interfaces: [InterfaceKind])
+    /// The app answered the `setPath` that gave it `interfaces`, recorded on the thread
+    /// that reads the app's output, as that reply was read: every app event recorded
+    /// after it was written after the app had taken that path in (one output stream, in
+    /// order), so it is the causal point from which the app knows it.
+    case pathAcknowledged(interfaces: [InterfaceKind])
     /// A network step of the scenario (not of the profile, whose changes are the
     /// conditioner's `phaseApplied`): an interface of the conditioner was taken down
     /// (`mode`) or brought up (nil).

@@ -55,7 +55,9 @@ extension AgentProcess {
         case .event(let t, let event):
             onEvent(t, event)
         case .reply(let reply):
-            let (waiting, late) = state.withLock { ($0.pending.removeValue(forKey: reply.id), $0.expired.contains(reply.id)) }
+            let (waiting, late, answered) = state.withLock {
+                ($0.pending.removeValue(forKey: reply.id), $0.expired.contains(reply.id), $0.onReply.removeValue(forKey: reply.id))
+            }
             guard let waiting else {
                 if late { return note("late reply to request \(reply.id), after its time limit: \(reply.error ?? "\(reply.value)")") }
                 return breakProtocol(ProtocolViolation(
@@ -64,6 +66,7 @@ extension AgentProcess {
                         + "(each command gets exactly one reply, with its id)",
                     schemaPath: nil))
             }
+            answered?()
             waiting.resume(returning: reply.error.map { .failure(.refused($0)) } ?? .success(reply.value))
         }
     }
@@ -78,7 +81,7 @@ extension AgentProcess {
                 child.signalGroup(SIGKILL)
                 child.send(SIGKILL)
             }
-            defer { state.pending = [:] }
+            defer { (state.pending, state.onReply) = ([:], [:]) }
             return Array(state.pending.values)
         }
         for send in pending { send.resume(returning: .failure(.protocolViolation(violation))) }
@@ -109,6 +112,7 @@ extension AgentProcess {
             state.exitStatus = status
             defer {
                 state.pending = [:]
+                state.onReply = [:]
                 state.exitWaiters = [:]
             }
             return (Array(state.pending.values), Array(state.exitWaiters.values), state.violation)

@@ -44,6 +44,8 @@ public final class AgentProcess: Sendable {
     struct State {
         var nextRequestID = 1
         var pending: [Int: CheckedContinuation<Result<AppReplyValue, AgentProcessError>, Never>] = [:]
+        /// What to run, on the monitor thread, as the reply to a request is read.
+        var onReply: [Int: @Sendable () -> Void] = [:]
         /// The app's answer to `hello`, once it came.
         var hello: AppHello?
         var nextWaiterID = 0
@@ -144,10 +146,13 @@ public final class AgentProcess: Sendable {
     /// Sends `command` and waits for its reply, the agent's exit, or `timeout`.
     /// Requests are written in call order; replies may come in any order (matched by
     /// id). Cancelling the calling task does not end the wait early.
+    /// `whenAnswered` runs on the thread that reads the app's output, as the reply is
+    /// read and before any later line is: what it records is ordered against the app's
+    /// events as the app wrote them (a reply to a request that timed out runs nothing).
     /// - Throws: `.refused` with the agent's error, `.exited` when it is gone,
     ///   `.timedOut`, or `.io` when the request cannot be written.
     public func send(
-        _ command: AppCommand, timeout: Duration = .seconds(30)
+        _ command: AppCommand, timeout: Duration = .seconds(30), whenAnswered: (@Sendable () -> Void)? = nil
     ) async throws(AgentProcessError) -> AppReplyValue {
         let id = state.withLock { state in
             defer { state.nextRequestID += 1 }
@@ -163,6 +168,7 @@ public final class AgentProcess: Sendable {
                 if let violation = state.violation { return .protocolViolation(violation) }
                 if let status = state.exitStatus { return .exited(status: status) }
                 state.pending[id] = continuation
+                state.onReply[id] = whenAnswered
                 return nil
             }
             if let ended { return continuation.resume(returning: .failure(ended)) }
@@ -244,7 +250,10 @@ public final class AgentProcess: Sendable {
 
     /// Resumes the `send` waiting on `id` with `result`, if it still waits.
     func complete(_ id: Int, with result: Result<AppReplyValue, AgentProcessError>) {
-        state.withLock { $0.pending.removeValue(forKey: id) }?.resume(returning: result)
+        state.withLock { state in
+            state.onReply.removeValue(forKey: id)
+            return state.pending.removeValue(forKey: id)
+        }?.resume(returning: result)
     }
 
     /// Writes `line` whole on the agent's stdin; the error when that failed. A broken

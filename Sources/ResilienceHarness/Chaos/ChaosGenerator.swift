@@ -40,14 +40,31 @@ public struct ChaosGenerator: Sendable {
 
     /// The scenario of `seed`.
     public func scenario(seed: UInt64) -> ScenarioFile {
-        var plan = ChaosPlan(seed: seed)
-        plan.build()
+        scenario(ChaosGenome(seed: seed))
+    }
+
+    /// The scenario of `genome`: the seed's own, or a mutant of it (named
+    /// `chaos-<seed>-m<mutant>`, its summary saying what was mutated).
+    public func scenario(_ genome: ChaosGenome, mutant: Int? = nil) -> ScenarioFile {
+        let plan = Self.plan(genome)
+        let origin = genome.isSeed ? "seed \(genome.seed)" : "mutant \(mutant.map(String.init) ?? "?") of \(genome)"
         return ScenarioFile(
-            name: "chaos-\(seed)",
-            summary: "A seeded random scenario (bench chaos, seed \(seed), profile \(profileName)): "
+            name: "chaos-\(genome.seed)" + (genome.isSeed ? "" : "-m\(mutant.map(String.init) ?? "x")"),
+            summary: "A seeded random scenario (bench chaos, \(origin), profile \(profileName)): "
                 + "\(plan.downloads.count) downloads; \(plan.descriptions.joined(separator: "; ")). It asserts nothing: "
                 + "every property is judged on what happened.",
             needs: ChaosNeeds.of(plan.steps), targetSeconds: plan.targetSeconds, steps: plan.steps)
+    }
+
+    /// How many events `genome`'s scenario plays (what a mutation may pick from).
+    public func eventCount(_ genome: ChaosGenome) -> Int {
+        Self.plan(genome).eventCount
+    }
+
+    private static func plan(_ genome: ChaosGenome) -> ChaosPlan {
+        var plan = ChaosPlan(genome: genome)
+        plan.build()
+        return plan
     }
 }
 
@@ -90,8 +107,13 @@ struct ChaosPlan {
     /// The states in which a download has settled or gone.
     static let settledOrGone: [AppState] = [.downloaded, .failed, .notDownloaded]
 
-    init(seed: UInt64) {
-        rng = SeededGenerator(seed: seed).derived("chaos")
+    /// What the plan is drawn from, and how many events it played.
+    let genome: ChaosGenome
+    var eventCount = 0
+
+    init(genome: ChaosGenome) {
+        self.genome = genome
+        rng = SeededGenerator(seed: genome.seed).derived("chaos")
         pool = rng.shuffled(ChaosCatalog.videos)
     }
 
@@ -111,8 +133,14 @@ struct ChaosPlan {
         steps += [.waitForPath(baseInterfaces), .launch]
         setAllowsCellular(rng.chance(0.5))
         for _ in 0..<rng.int(in: 2...3) { request() }
-        let count = rng.int(in: 4...6)
-        for index in 1...count { event(index, of: count) }
+        let count = max(2, rng.int(in: 4...6) + genome.extraEvents)
+        eventCount = count
+        for index in 1...count {
+            if let variant = genome.reroll(at: index) {
+                rng = SeededGenerator(seed: genome.seed).derived("chaos-reroll-\(variant)")
+            }
+            event(index, of: count)
+        }
         finish()
     }
 

@@ -1,4 +1,5 @@
 import BenchCore
+import BenchResults
 
 /// How a chaos scenario went wrong, from its result: the properties that failed, and
 /// the error that stopped it (a wait that timed out, the agent dying…).
@@ -110,17 +111,23 @@ public struct ChaosShrinkResult: Sendable, Hashable {
     public var path: String
 }
 
-/// One seed of a chaos run.
+/// One input of a chaos run: a seed's scenario, or a mutant's (`bench chaos --guided`).
 public struct ChaosSeedResult: Sendable {
-    public var seed: UInt64
-    /// The scenario file written for it (`seed-<n>.yaml`) and its number of steps.
+    /// What was played: its genome, its label (`seed-17`, `mutant-3`) and its parent.
+    public var input: ChaosGuide.Input
+    /// The scenario file written for it (`<label>.yaml`) and its number of steps.
     public var path: String
     public var steps: Int
     public var result: ScenarioResult
     public var evidence: ChaosEvidence
     public var wallSeconds: Double
     public var shrunk: ChaosShrinkResult?
+    /// The situation pairs its run created first in the campaign.
+    public var newPairs: [SituationPair] = []
 
+    /// The seed its genome starts from (the run's seed, and the app's).
+    public var seed: UInt64 { input.genome.seed }
+    public var label: String { input.label }
     public var passed: Bool { result.passed }
     public var failure: ChaosFailure? { ChaosFailure(result) }
 }

@@ -29,9 +29,9 @@ extension ChaosPlan {
         allowsCellular = allowed
     }
 
-    /// After a kill: the user's cellular setting again. The protocol does not say
-    /// whether an app keeps the setting across a relaunch (neither engine does), so a
-    /// request after a relaunch does not depend on it.
+    /// After a kill: the user's cellular setting again. The protocol says an app keeps
+    /// it across a relaunch (`cellular-policy` and `network-edges` test that); a chaos
+    /// scenario gives it again so that what it tests does not hang on that promise.
     mutating func settingAgainAfterTheRelaunch() {
         steps.append(.setAllowsCellular(allowsCellular))
     }

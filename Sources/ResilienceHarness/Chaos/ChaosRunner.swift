@@ -25,6 +25,10 @@ public struct ChaosOptions: Sendable {
     /// shrink only the lowest failing seed: a campaign that needs one counterexample, e.g.
     /// to show a misbehaviour is caught.
     public var stopAtFirstFailure = false
+    /// Coverage guidance (`--guided`): after the seeds, mutants of the inputs that
+    /// reached new situation pairs, until a goal or a bound (`ChaosGuide`); nil plays the
+    /// seeds alone.
+    public var guidance: ChaosGuidance?
 
     public init(
         seeds: [UInt64], profile: Profile, profilePath: String, directory: String, appArguments: [String] = [],
@@ -45,17 +49,24 @@ public struct ChaosOptions: Sendable {
 public struct ChaosRun: Sendable {
     public var seeds: [ChaosSeedResult]
     public var wallSeconds: Double
+    /// The situation pairs the campaign created (every input's, by label), and how
+    /// that coverage grew.
+    public var coverage: ChaosCoverage
+    /// Why it stopped starting inputs.
+    public var stop: ChaosGuide.Stop?
 
     /// Every seed passed (and there was one).
     public var passed: Bool { !seeds.isEmpty && seeds.allSatisfy(\.passed) }
 }
 
-/// Runs `bench chaos`: for each seed, the generated scenario (`ChaosGenerator`) written
-/// to `seed-<n>.yaml`, run through the harness, its reports written to `seed-<n>/`, one
-/// line said; a failing seed shrunk (`ChaosShrinker`, each candidate through the
-/// harness) to `seed-<n>.min.yaml`, with progress said; the summary said at the end.
-/// `say` gets each line; `writeReports` writes a run's report files into a directory
-/// (the report writers are a layer above the harness).
+/// Runs `bench chaos`: for each input (a seed, and with `guidance` the mutants the
+/// guide picks), the generated scenario (`ChaosGenerator`) written to `<label>.yaml`
+/// (`seed-17.yaml`, `mutant-3.yaml`), run through the harness, its reports written to
+/// `<label>/`, one line said; a failing input shrunk (`ChaosShrinker`, each candidate
+/// through the harness) to `<label>.min.yaml`, with progress said; the campaign's
+/// coverage written to `coverage.json`; the summary said at the end. `say` gets each
+/// line; `writeReports` writes a run's report files into a directory (the report
+/// writers are a layer above the harness).
 public enum ChaosRunner {
     public static func run(
         _ options: ChaosOptions, writeReports: @escaping @Sendable (HarnessRun, String) throws -> Void,
@@ -65,97 +76,114 @@ public enum ChaosRunner {
         try FileManager.default.createDirectory(atPath: options.directory, withIntermediateDirectories: true)
         let generator = ChaosGenerator(profile: options.profile)
         let commands = ChaosCommands(options: options)
-        let shrinking = options.shrinkRuns == 0 ? "no shrinking"
-            : "shrinking each failing seed: at most \(options.shrinkRuns) runs, \(Units.format(options.shrinkTime))"
-        let together = options.jobs > 1 ? ", up to \(options.jobs) at once" : ""
-        say("Deadzone \(DeadzoneVersion.current): chaos, \(options.seeds.count) seed\(options.seeds.count == 1 ? "" : "s") under "
-            + "\(options.profile.name)\(together) (\(shrinking))")
-        let played = await playSeeds(options, generator: generator, commands: commands, writeReports: writeReports, say: say)
+        say(commands.opening)
+        let (played, growth, stop) = await playInputs(
+            options, generator: generator, commands: commands, started: started, writeReports: writeReports, say: say)
         var results: [ChaosSeedResult] = []
         var shrunk = 0
         for var outcome in played {
-            // One counterexample is what --stop-at-first-failure asks for: the lowest failing seed is shrunk.
+            // One counterexample is what --stop-at-first-failure asks for: the first failing input is shrunk.
             let wanted = !options.stopAtFirstFailure || shrunk == 0
             if wanted, let failure = outcome.failure, failure.unsupported == nil, options.shrinkRuns > 0 {
                 shrunk += 1
-                let file = generator.scenario(seed: outcome.seed)
-                outcome.shrunk = try await shrink(file, seed: outcome.seed, failure: failure, options: options, commands: commands,
-                                                  writeReports: writeReports, say: say)
+                let file = generator.scenario(outcome.input.genome, mutant: outcome.input.mutant)
+                outcome.shrunk = try await shrink(file, input: outcome.input, failure: failure, options: options,
+                                                  commands: commands, writeReports: writeReports, say: say)
             }
             results.append(outcome)
         }
-        let chaos = ChaosRun(seeds: results, wallSeconds: (ContinuousClock.now - started).seconds)
+        let coverage = ChaosCoverage(
+            coverage: SituationModel.runCoverage(results.compactMap { result in result.result.coverage.map { (result.label, $0) } }),
+            growth: growth)
+        let chaos = ChaosRun(seeds: results, wallSeconds: (ContinuousClock.now - started).seconds, coverage: coverage, stop: stop)
+        try coverage.write(to: commands.coverageFile)
         say(commands.summary(chaos))
         return chaos
     }
 
-    /// Plays every seed, up to `options.jobs` at once, saying each one's line as it ends;
-    /// the results in the order of `options.seeds` (a seed whose files could not be
-    /// written is said and left out).
-    private static func playSeeds(
-        _ options: ChaosOptions, generator: ChaosGenerator, commands: ChaosCommands,
+    /// Plays the guide's inputs, up to `options.jobs` at once, saying each one's line
+    /// as it ends (and, when guided, the pairs it reached first); the results in the
+    /// order they were started (an input whose files could not be written is said and
+    /// left out), how coverage grew, and why the campaign stopped.
+    private static func playInputs(
+        _ options: ChaosOptions, generator: ChaosGenerator, commands: ChaosCommands, started: ContinuousClock.Instant,
         writeReports: @escaping @Sendable (HarnessRun, String) throws -> Void, say: @escaping @Sendable (String) -> Void
-    ) async -> [ChaosSeedResult] {
+    ) async -> ([ChaosSeedResult], [ChaosCoverage.Growth], ChaosGuide.Stop?) {
+        var guide = ChaosGuide(
+            seeds: options.seeds, generator: generator, guidance: options.guidance,
+            meaningful: Set(SituationModel.meaningful.map(\.pair.id)))
         var results: [Int: ChaosSeedResult] = [:]
+        var growth: [ChaosCoverage.Growth] = []
+        var failed = false
         await withTaskGroup(of: (Int, ChaosSeedResult?).self) { group in
-            var waiting = options.seeds.indices[...]
-            var failed = false
+            var count = 0
             func startNext() {
-                guard !(failed && options.stopAtFirstFailure), let index = waiting.popFirst() else { return }
-                let seed = options.seeds[index]
+                guard !(failed && options.stopAtFirstFailure),
+                    let input = guide.next(elapsed: ContinuousClock.now - started) else { return }
+                let index = count
+                count += 1
                 group.addTask {
                     do {
-                        return (index, try await playSeed(seed, options: options, generator: generator, commands: commands,
-                                                          writeReports: writeReports))
+                        return (index, try await play(input, options: options, generator: generator, commands: commands,
+                                                      writeReports: writeReports))
                     } catch {
-                        say("seed \(seed)  ERROR  \(error)")
+                        say("\(input.label)  ERROR  \(error)")
                         return (index, nil)
                     }
                 }
             }
             for _ in 0..<max(1, options.jobs) { startNext() }
-            for await (index, outcome) in group {
-                if let outcome {
+            for await (index, played) in group {
+                if var outcome = played {
+                    outcome.newPairs = guide.record(outcome.input, pairs: outcome.result.coverage?.pairs.map(\.pair) ?? [])
                     say(commands.line(outcome))
+                    if !outcome.newPairs.isEmpty {
+                        growth.append(ChaosCoverage.Growth(
+                            runs: count, seconds: (ContinuousClock.now - started).seconds,
+                            meaningful: guide.meaningfulReached, pairs: guide.pairsReached, by: outcome.label))
+                        if options.guidance != nil { say(commands.growth(outcome, guide: guide)) }
+                    }
                     results[index] = outcome
                     if !outcome.passed { failed = true }
                 }
                 startNext()
             }
-            if failed && options.stopAtFirstFailure && !waiting.isEmpty {
-                say("stopped at the first failure: \(waiting.count) seed\(waiting.count == 1 ? "" : "s") not played")
-            }
         }
-        return results.keys.sorted().compactMap { results[$0] }
+        let left = options.seeds.count - min(options.seeds.count, results.count)
+        if failed && options.stopAtFirstFailure && left > 0 {
+            say("stopped at the first failure: \(left) seed\(left == 1 ? "" : "s") not played")
+        }
+        return (results.keys.sorted().compactMap { results[$0] }, growth, guide.stop)
     }
 
-    /// One seed: its file written, played, its reports written.
-    private static func playSeed(
-        _ seed: UInt64, options: ChaosOptions, generator: ChaosGenerator, commands: ChaosCommands,
+    /// One input: its file written, played, its reports written.
+    private static func play(
+        _ input: ChaosGuide.Input, options: ChaosOptions, generator: ChaosGenerator, commands: ChaosCommands,
         writeReports: @Sendable (HarnessRun, String) throws -> Void
     ) async throws -> ChaosSeedResult? {
-        let file = generator.scenario(seed: seed)
-        let path = commands.file(seed)
+        let file = generator.scenario(input.genome, mutant: input.mutant)
+        let path = commands.file(input.label)
         try file.yaml.write(toFile: path, atomically: true, encoding: .utf8)
         let clock = ContinuousClock.now
-        let run = await HarnessRunner.run([Scenario(file)], options: try options.harness(seed))
+        let run = await HarnessRunner.run([Scenario(file)], options: try options.harness(input.genome.seed))
         let seconds = (ContinuousClock.now - clock).seconds
-        try writeReports(run, commands.reports(seed))
+        try writeReports(run, commands.reports(input.label))
         guard let result = run.report.scenarios.first else { return nil }
         return ChaosSeedResult(
-            seed: seed, path: path, steps: file.steps.count, result: result, evidence: ChaosEvidence(ScenarioTrace(run.trace)),
+            input: input, path: path, steps: file.steps.count, result: result, evidence: ChaosEvidence(ScenarioTrace(run.trace)),
             wallSeconds: seconds)
     }
 
     /// Shrinks a failing seed's file until the shrinker stops or the time is up; writes
     /// the smallest file that still failed the same way, and its reports.
     private static func shrink(
-        _ file: ScenarioFile, seed: UInt64, failure: ChaosFailure, options: ChaosOptions, commands: ChaosCommands,
+        _ file: ScenarioFile, input: ChaosGuide.Input, failure: ChaosFailure, options: ChaosOptions, commands: ChaosCommands,
         writeReports: @Sendable (HarnessRun, String) throws -> Void, say: @Sendable (String) -> Void
     ) async throws -> ChaosShrinkResult {
+        let seed = input.genome.seed
         let target = failure.target
         let deadline = ContinuousClock.now + options.shrinkTime
-        say("  shrinking seed \(seed) (\(file.steps.count) steps), keeping what still fails \(target): at most "
+        say("  shrinking \(commands.name(input)) (\(file.steps.count) steps), keeping what still fails \(target): at most "
             + "\(options.shrinkRuns) runs or \(Units.format(options.shrinkTime))")
         var shrinker = ChaosShrinker(file, maximumRuns: options.shrinkRuns)
         var bestRun: HarnessRun?
@@ -170,17 +198,17 @@ public enum ChaosRunner {
         }
         if ContinuousClock.now >= deadline { shrinker.outOfTime() }
         var minimal = shrinker.best
-        minimal.name = "chaos-\(seed)-min"
+        minimal.name = "\(file.name)-min"
         minimal.needs = ChaosNeeds.of(minimal.steps)
-        minimal.summary = "The chaos scenario of seed \(seed) (profile \(options.profile.name)) shrunk from \(file.steps.count) "
+        minimal.summary = "The chaos scenario of \(commands.name(input)) (profile \(options.profile.name)) shrunk from \(file.steps.count) "
             + "to \(minimal.steps.count) steps that still fail \(target)."
-        let path = commands.minimalFile(seed)
+        let path = commands.minimalFile(input.label)
         try minimal.yaml.write(toFile: path, atomically: true, encoding: .utf8)
-        if let bestRun { try writeReports(bestRun, commands.minimalReports(seed)) }
+        if let bestRun { try writeReports(bestRun, commands.minimalReports(input.label)) }
         let result = ChaosShrinkResult(
             target: target, originalSteps: file.steps.count, steps: minimal.steps.count, runs: shrinker.runs,
             stop: shrinker.stop ?? .timeBudget, path: path)
-        say(commands.shrunk(result, seed: seed))
+        say(commands.shrunk(result, input: input))
         return result
     }
 }

@@ -37,6 +37,44 @@ extension ChaosSeeds {
     }
 }
 
+extension ChaosSeeds {
+    /// `--guided` with its `--goal` (a number of meaningful pairs, or `all`), `--runs`
+    /// and `--time-budget`, checked; nil without `--guided` (and then none of the three
+    /// may be given).
+    public static func guidance(
+        guided: Bool, goal: String?, runs: Int?, timeBudget: String?, meaningfulPairs: Int
+    ) throws(ChaosInputError) -> ChaosGuidance? {
+        guard guided else {
+            if goal != nil || runs != nil || timeBudget != nil {
+                throw ChaosInputError("--goal, --runs and --time-budget bound a coverage-guided campaign: add --guided")
+            }
+            return nil
+        }
+        var guidance = ChaosGuidance()
+        if let goal {
+            if goal == "all" {
+                guidance.goal = meaningfulPairs
+            } else if let pairs = Int(goal), (1...meaningfulPairs).contains(pairs) {
+                guidance.goal = pairs
+            } else {
+                throw ChaosInputError("--goal \"\(goal)\": write a number of meaningful pairs from 1 to \(meaningfulPairs), or all")
+            }
+        }
+        if let runs {
+            guard runs >= 1, runs <= maximumCount else {
+                throw ChaosInputError("--runs must be from 1 to \(maximumCount) (the most inputs the campaign starts)")
+            }
+            guidance.runs = runs
+        }
+        if let timeBudget {
+            do { guidance.timeBudget = try Units.parseDuration(timeBudget) } catch {
+                throw ChaosInputError("--time-budget: \(error.reason)")
+            }
+        }
+        return guidance
+    }
+}
+
 /// Bad input to `bench chaos`: what is wrong and what to do.
 public struct ChaosInputError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String

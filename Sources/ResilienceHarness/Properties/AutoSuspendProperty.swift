@@ -14,7 +14,11 @@ extension Property {
     ///   killed, out again (next outage) or the trace ended first;
     /// - it never enters `failed` at or after the first such outage (unless a launch
     ///   after a force-quit or reboot came in between: crash-recovery judges that);
-    /// - when an outage ended, its final state is `downloaded` (unless canceled or deleted).
+    /// - when an outage ended, its final state is `downloaded` (unless canceled or deleted);
+    /// - no download goes `→ downloading` while the app knows no interface is up: after
+    ///   its reply to a `setPath` with none, before the harness sends it one with an
+    ///   interface (or kills it); ordered by the app's own output stream, so a change it
+    ///   wrote before it read the path is never counted.
     public static let autoSuspendOnDisconnect = Property(
         id: "auto-suspend-on-disconnect",
         description: "Downloads suspend for the network within a bound of losing their last allowed interface, "
@@ -44,6 +48,7 @@ private struct AutoSuspendRule {
             checkNoFailure(first.download, since: first.outage)
             if own.contains(where: { $0.outage.end != nil }) { checkCompletion(first.download) }
         }
+        checkNoDownloadingWhileToldOffline()
         let downloads = Set(responses.map(\.download.token)).count
         let worstSuspend = responses.compactMap(\.suspendLatency).max()
         let worstResume = responses.compactMap(\.resumeLatency).max()
@@ -143,6 +148,22 @@ private struct AutoSuspendRule {
             return "it was \(state) then, which the network does not decide"
         }
         return nil
+    }
+
+    /// No download goes `→ downloading` while the app knows that no interface is up
+    /// (`ScenarioTrace.toldOffline`): a transfer with no interface is a claim the
+    /// network denies, whatever the app's own timers make of it.
+    private mutating func checkNoDownloadingWhileToldOffline() {
+        for window in trace.toldOffline {
+            for download in trace.downloads {
+                for change in download.changes where change.to == .downloading && change.t > window.start && window.contains(change.t) {
+                    findings.violation(change.t, "download \(download.token) \(change.from) → downloading at "
+                        + "\(Wording.time(change.t)), while the app knew no interface was up: \(window.startCause) at "
+                        + "\(Wording.time(window.start)), and nothing since gave it one"
+                        + (window.end.map { " until \(Wording.time($0))" } ?? ""))
+                }
+            }
+        }
     }
 
     private mutating func checkNoFailure(_ download: TracedDownload, since outage: TraceInterval) {

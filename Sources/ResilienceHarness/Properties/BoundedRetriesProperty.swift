@@ -20,6 +20,9 @@ extension Property {
     ///   transfer cut retries its own requests. The conditioner cannot tell downloads
     ///   apart, so the attempts are the app's, not one download's: an outage shared by
     ///   several downloads is judged once, naming them.
+    /// - **Spacing**, from the conditioner (`judgeSpacing`): no more than
+    ///   `context.retryImmediateRun` retries in a row per transfer cut, each within
+    ///   `context.retryImmediateWindow` of the failure before it: retries back off.
     /// - **Origin requests**, from the origin's log: for each of those downloads, the
     ///   requests for its video that start inside the outage number at most
     ///   `context.maximumRequestsPerOutage` (few reach the origin with the link down;
@@ -40,6 +43,7 @@ extension Property {
                 findings.support(outage.interval.start, judged.text)
             }
             if judged.count > worstAttempts?.count ?? -1 { worstAttempts = (judged.count, judged.rate) }
+            if let storm = outage.judgeSpacing(trace, context) { findings.violation(storm.t, storm.text) }
             for download in outage.downloads {
                 let count = requests(of: download, during: outage.interval, trace).count
                 worstRequests = max(worstRequests ?? 0, count)
@@ -56,7 +60,8 @@ extension Property {
         let attempts = worstAttempts.map { "\($0.count) (\(RetryOutage.format($0.rate)) per second)" } ?? "n/a"
         let requests = worstRequests.map(String.init) ?? "n/a"
         let bounds = "bounds: \(context.retryBurst) + \(RetryOutage.format(context.retryRate)) per second of outage "
-            + "connection attempts, \(context.maximumRequestsPerOutage) requests per download"
+            + "connection attempts, \(context.retryImmediateRun) immediate retry in a row per transfer cut, "
+            + "\(context.maximumRequestsPerOutage) requests per download"
         return findings.verdict(
             passed: "At most \(attempts) connection attempts per outage and \(requests) origin requests per download per "
                 + "outage over \(Wording.count(findings.checked, "outage")) (\(bounds)).",

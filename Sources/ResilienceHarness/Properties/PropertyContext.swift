@@ -27,6 +27,15 @@ public struct PropertyContext: Sendable, Hashable {
     /// doubling, full jitter, up to 30 s) stays well under it after its first retries;
     /// one that retries a refused port with no backoff makes tens per second.
     public var retryRate: Double
+    /// A retry that starts within this of the failure before it (a refusal, a reset,
+    /// a connection the app gave up on) is immediate (`bounded-retries`). Default 5 ms:
+    /// no backoff waits that little twice in a row but by a chance of about 1 in 20,000
+    /// (full jitter from 0.5 s), while a client with no backoff reconnects in 1–2 ms.
+    public var retryImmediateWindow: Duration = .milliseconds(5)
+    /// The most immediate retries in a row in one outage, per transfer the outage cut
+    /// (`bounded-retries`). Default 1: one at once (a client retrying a stale connection
+    /// once) is fair; a second in a row means no backoff.
+    public var retryImmediateRun = 1
     /// SHA-256 (lowercase hex) of what the origin serves at each path the app claimed
     /// a hash for (`AppInspection.segmentHashes`), keyed as claimed (e.g.
     /// `/videos/clear/400k/seg3.ts`): what `integrity` checks those claims against.

@@ -77,7 +77,7 @@ public actor ScenarioContext {
             }
         }
         if let inForeground, inForeground != foreground { recordLifecycle(inForeground) }
-        try await send(.setPath(path))
+        try await givePath(path)
         if !foreground { try await send(.setForeground(false)) }
     }
 
@@ -136,7 +136,15 @@ public actor ScenarioContext {
         self.path = path
         collector.harness(.pathGiven(interfaces: path.interfaces.map(\.kind)))
         guard agent != nil else { return }
-        _ = try? await send(.setPath(path))
+        try? await givePath(path)
+    }
+
+    /// Sends the app `path`; its reply is recorded (`pathAcknowledged`) as it is read.
+    private func givePath(_ path: NetworkPath) async throws {
+        guard let agent else { throw ScenarioError.script("the app is not running") }
+        let collector = collector
+        let interfaces = path.interfaces.map(\.kind)
+        _ = try await agent.send(.setPath(path)) { collector.harness(.pathAcknowledged(interfaces: interfaces)) }
     }
 
     /// Waits until the app was given a path with exactly `interfaces` up.

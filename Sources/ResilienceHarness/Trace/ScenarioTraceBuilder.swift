@@ -140,7 +140,7 @@ struct ScenarioTraceBuilder {
         case let .diskAtKill(pid, stored, partial, unknown):
             diskSnapshots.append(TracedDiskSnapshot(
                 t: t, pid: pid, stored: Set(stored.map(OriginPath.normalized)), partial: partial, unknown: unknown))
-        case .scenarioStarted, .helloAnswered, .scenarioFinished, .licenseServerBackground, .preparedForBackground,
+        case .scenarioStarted, .helloAnswered, .scenarioFinished, .licenseServerBackground, .preparedForBackground, .pathAcknowledged,
             .allowsCellularSet, .agentExited, .clientLaunched, .clientExited, .originFaultBegan, .originFaultEnded:
             break
         }

@@ -15,6 +15,12 @@ struct ChaosCommand: AsyncParsableCommand {
             that reproduce it. A failing seed is shrunk (delta debugging, each candidate run) to the fewest steps \
             that still fail the same property: DIR/seed-N.min.yaml. Exit status: 0 when every seed passed, 1 when \
             one failed, 2 for bad input. Example: swift run bench chaos --seeds 1..10 --profile Profiles/flaky-wifi.yaml
+
+            With --guided the seeds come first; then the campaign keeps every input whose run created a situation \
+            pair (docs/situations.md) no earlier run had, and plays mutants of those (DIR/mutant-K.yaml), with a \
+            fresh seed every fourth input, printing coverage as it grows, until --goal meaningful pairs are \
+            reached, or --runs inputs or --time-budget are spent. Every campaign writes DIR/coverage.json. \
+            Example: swift run bench chaos --seeds 1..4 --guided --goal all --time-budget 20m --jobs 2
             """
     )
 
@@ -28,16 +34,23 @@ struct ChaosCommand: AsyncParsableCommand {
     @Option(help: "The most time shrinking one failing seed may take, e.g. 10m.") var shrinkTime = "10m"
     @Option(help: "How many seeds play at the same time (shrinking plays one run at a time).") var jobs = 1
     @Flag(help: "Start no new seed once one has failed; shrink the lowest failing seed.") var stopAtFirstFailure = false
+    @Flag(help: "After the seeds, seek situation pairs not yet created: mutate the inputs that reached new ones.")
+    var guided = false
+    @Option(help: "With --guided: stop once this many meaningful pairs are reached (a number, or all).") var goal: String?
+    @Option(help: "With --guided: the most inputs the campaign starts, seeds included (default 200).") var runs: Int?
+    @Option(help: "With --guided: start no input after this long, e.g. 20m (default 30m).") var timeBudget: String?
 
     func run() async throws {
         let suite = SuiteRun(
             profilePath: profile, scenarioNames: [], timeLimitSeconds: 240, misbehavior: misbehave, agentCommand: agent,
             progressOnStandardError: false)
-        let chosen: [UInt64], loaded: Profile, budget: Duration
+        let chosen: [UInt64], loaded: Profile, budget: Duration, guidance: ChaosGuidance?
         do {
             (chosen, loaded) = (try ChaosSeeds.parse(seeds), try suite.loadProfile())
             _ = try suite.harnessOptions(profile: loaded, seed: 0)
             budget = try ChaosSeeds.shrinkTime(shrinkTime, runs: shrinkRuns)
+            guidance = try ChaosSeeds.guidance(
+                guided: guided, goal: goal, runs: runs, timeBudget: timeBudget, meaningfulPairs: SituationModel.meaningful.count)
         } catch { exitBadInput("\(error)") }
         guard jobs >= 1 else { exitBadInput("--jobs must be at least 1 (1 plays the seeds one after another)") }
         var options = ChaosOptions(
@@ -46,7 +59,7 @@ struct ChaosCommand: AsyncParsableCommand {
             appArguments: (agent.map { ["--agent", $0] } ?? []) + (misbehave.map { ["--misbehave", $0] } ?? []),
             shrinkRuns: shrinkRuns, shrinkTime: budget
         ) { seed in try suite.harnessOptions(profile: loaded, seed: seed) }
-        (options.jobs, options.stopAtFirstFailure) = (jobs, stopAtFirstFailure)
+        (options.jobs, options.stopAtFirstFailure, options.guidance) = (jobs, stopAtFirstFailure, guidance)
         let output = DescriptorWriter(descriptor: 1)
         let result = try await ChaosRunner.run(options, writeReports: { _ = try SuiteRun.write($0, comparison: nil, to: $1) }) {
             output.write($0 + "\n")

@@ -46,6 +46,11 @@ struct TraceBuilder {
         add(seconds, .harness(.pathGiven(interfaces: interfaces)))
     }
 
+    /// The app's reply to the `setPath` with `interfaces`, as the harness read it.
+    mutating func acknowledged(_ interfaces: [InterfaceKind], at seconds: Double) {
+        add(seconds, .harness(.pathAcknowledged(interfaces: interfaces)))
+    }
+
     mutating func lifecycle(foreground: Bool, at seconds: Double) {
         add(seconds, .harness(.lifecycle(foreground: foreground)))
     }
