@@ -124,7 +124,10 @@ import Glibc
     @Test func aBodyThatStopsIsAStall() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        try await withOriginAndTransport(stallTimeout: .milliseconds(400), { configuration in
+        // The stall timeout also runs while the head and the first 500 bytes are on their
+        // way: 3 s, so that a loaded machine delivers them first (400 ms did not, with two
+        // busy processes beside the suite: 0 bytes, then the stall).
+        try await withOriginAndTransport(stallTimeout: .seconds(3), { configuration in
             configuration.faultRules = try! FaultRuleSet(rules: [
                 FaultRule(path: Self.segment, fault: .stallBody(afterBytes: 500, duration: nil))
             ])

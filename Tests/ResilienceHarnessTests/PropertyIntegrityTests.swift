@@ -88,7 +88,18 @@ import Testing
         let verdict = evaluate(id, b, F.context())
         #expect(verdict.outcome == .failed)
         expectEvidence(verdict, at: 4, contains: "download d1 reported downloaded before the origin had sent "
-            + "/videos/clear/400k/seg2.ts (the first of them ended at 4.500 s)")
+            + "/videos/clear/400k/seg2.ts (the first of their responses began at 4.500 s)")
+        // A fast app: the last response began at 3.9 s, the app reported downloaded at 4 s,
+        // and the origin stamped its write complete at 4.05 s.
+        var fast = TraceBuilder()
+        fast.request("d1", video: "clear", at: 0)
+        fast.state("d1", .downloading, at: 1)
+        fast.origin(F.segments[0], bytes: 100, at: 2)
+        fast.origin(F.segments[1], bytes: 100, at: 3)
+        fast.state("d1", .downloaded, at: 4)
+        fast.origin(F.segments[2], bytes: 100, at: 4.05, duration: 0.2, firstByte: 0.05)
+        fast.packageRead("d1", F.package(), at: 4.6)
+        #expect(evaluate(id, fast, F.context()).outcome == .passed, "\(evaluate(id, fast, F.context()).evidence)")
     }
 
     @Test func aSegmentTheAppSaysItStoredButTheOriginNeverSentFails() {
@@ -106,6 +117,20 @@ import Testing
         late.origin("/videos/clear/400k/seg9.ts", bytes: 1, at: 2.3)
         late.packageRead("d1", F.package(), at: 5.01)
         expectEvidence(evaluate(id, late, F.context()), at: 2.2, contains: "which the origin never sent it")
+        // A fast app: the response began at 2.15 s, the app stored it and said so at 2.2 s,
+        // and the origin stamped its write complete at 2.3 s. Not a lie.
+        var fast = F.downloaded()
+        fast.stored("d1", path: "/videos/clear/400k/seg9.ts", bytes: 1, index: 9, at: 2.2)
+        fast.origin("/videos/clear/400k/seg9.ts", bytes: 1, at: 2.3, duration: 0.2, firstByte: 0.05)
+        fast.packageRead("d1", F.package(), at: 5.01)
+        #expect(!evaluate(id, fast, F.context()).evidence.contains { $0.text.contains("never sent it") },
+                "\(evaluate(id, fast, F.context()).evidence)")
+        // The same, its response begun only after the claim: a claim ahead of every byte.
+        var ahead = F.downloaded()
+        ahead.stored("d1", path: "/videos/clear/400k/seg9.ts", bytes: 1, index: 9, at: 2.2)
+        ahead.origin("/videos/clear/400k/seg9.ts", bytes: 1, at: 2.3, duration: 0.2, firstByte: 0.15)
+        ahead.packageRead("d1", F.package(), at: 5.01)
+        expectEvidence(evaluate(id, ahead, F.context()), at: 2.2, contains: "which the origin never sent it")
     }
 
     @Test func hashClaimsThatDisagreeWithTheOriginFail() {

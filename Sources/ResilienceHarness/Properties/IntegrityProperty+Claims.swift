@@ -2,8 +2,10 @@ import AppProtocol
 
 /// The app's claims about what it stored, checked against the evidence for
 /// `integrity`: each disagreement is a violation.
-/// - `segmentStored`: the origin sent the path (a 2xx with a body that ended no later
-///   than the claim). A segment the app never received cannot have been stored.
+/// - `segmentStored`: the origin sent the path (a 2xx with a body, whose response
+///   began no later than the claim: `TracedOriginRequest.responseBegan`, since a fast
+///   app may store and say so before the origin stamps its write complete). A segment
+///   the app never received cannot have been stored.
 /// - An inspection's `segmentHashes`: each equals what the origin serves at that path
 ///   (`context.hashManifest`); a path the origin does not serve is a disagreement too.
 /// - An inspection's `packageComplete`, of a download `downloaded` (by the inspection's
@@ -25,7 +27,8 @@ struct IntegrityClaims {
     /// At most five violations per download, then how many more.
     private func judgeStored(_ findings: inout PropertyFindings) {
         let sent = Dictionary(grouping: trace.originRequests.filter(PackageEvidence.sentBody), by: \.path)
-        let unsent = trace.segmentsStored.filter { claim in !(sent[claim.path] ?? []).contains { $0.t <= claim.t } }
+        // Ordered by when the response began, not by the origin's end stamp (`responseBegan`).
+        let unsent = trace.segmentsStored.filter { claim in !(sent[claim.path] ?? []).contains { $0.responseBegan <= claim.t } }
         for (token, claims) in Dictionary(grouping: unsent, by: \.download).sorted(by: { $0.key < $1.key }) {
             for claim in claims.prefix(5) {
                 findings.violation(claim.t, "download \(token): the app said it stored \(claim.path) (\(claim.stream) "

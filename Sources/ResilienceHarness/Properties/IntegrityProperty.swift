@@ -102,21 +102,23 @@ private struct IntegrityRule {
         if problems.count > 5 { findings.violation(read.t, "\(name): and \(problems.count - 5) more problems") }
     }
 
-    /// Every segment of the chosen renditions was sent by the origin before the report.
+    /// Every segment of the chosen renditions was on its way from the origin before the
+    /// report: its response had begun (`responseBegan`; the origin's end stamp may come
+    /// after a fast app has stored the bytes and said so).
     private mutating func judgeTiming(_ download: TracedDownload, at t: UInt64, chosen: [String]) {
         let sent = Dictionary(grouping: evidence.originRequests(of: download).filter(PackageEvidence.sentBody), by: \.path)
         var late: [(path: String, at: UInt64)] = []
         for rendition in chosen {
             for path in context.renditions.segments[rendition] ?? [] {
-                guard let requests = sent[path], !requests.contains(where: { $0.t <= t }),
-                    let first = requests.map(\.t).min()
+                guard let requests = sent[path], !requests.contains(where: { $0.responseBegan <= t }),
+                    let first = requests.map(\.responseBegan).min()
                 else { continue }
                 late.append((path, first))
             }
         }
         guard let earliest = late.min(by: { $0.at < $1.at }) else { return }
         findings.violation(t, "download \(download.token) reported downloaded before the origin had sent "
-            + "\(PlaylistFindings.list(late.map(\.path))) (the first of them ended at \(Wording.time(earliest.at)))")
+            + "\(PlaylistFindings.list(late.map(\.path))) (the first of their responses began at \(Wording.time(earliest.at)))")
     }
 
     /// What the app said it stored before the report is in the package, byte-identical.

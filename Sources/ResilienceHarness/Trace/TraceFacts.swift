@@ -44,6 +44,14 @@ public struct TracedOriginRequest: Sendable, Hashable {
     public var record: OriginRequestRecord
     /// The record's path without query or fragment.
     public var path: String
+    /// When the response began (its head written: `start` + the time to first byte),
+    /// no later than `t`; `t` when the origin did not say. A claim of having its bytes
+    /// made after this, of a response that then completed, is not contradicted by the
+    /// origin's log: the origin stamps `t` when its write completes, and a fast app may
+    /// read, store and say so before that stamp.
+    public var responseBegan: UInt64 {
+        record.timeToFirstByteNanoseconds.map { min(t, start &+ $0) } ?? t
+    }
     /// The video id of a `/videos/{video}/…` path, else nil.
     public var video: String?
 }

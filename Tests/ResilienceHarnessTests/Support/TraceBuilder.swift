@@ -161,14 +161,15 @@ struct TraceBuilder {
 
     // MARK: Origin and license server
 
-    /// The origin logs a request that began `duration` seconds before `seconds` and ended then.
+    /// The origin logs a request that began `duration` seconds before `seconds` and ended
+    /// then (`firstByte`: seconds from its start to its response's head, when known).
     mutating func origin(
         _ path: String, bytes: Int, interface: String? = "wifi", range: String? = nil, at seconds: Double,
-        duration: Double = 0, status: Int = 200, source: String? = nil
+        duration: Double = 0, status: Int = 200, source: String? = nil, firstByte: Double? = nil
     ) {
         let record = OriginRequestRecord(
             connectionID: 1, interface: interface, proxySource: source, method: "GET", path: path, range: range, status: status,
-            bytesSent: bytes, startedAtNanoseconds: 0, timeToFirstByteNanoseconds: nil,
+            bytesSent: bytes, startedAtNanoseconds: 0, timeToFirstByteNanoseconds: firstByte.map(ns),
             durationNanoseconds: ns(duration), faultRuleID: nil, completed: true)
         add(seconds, .origin(record))
     }
