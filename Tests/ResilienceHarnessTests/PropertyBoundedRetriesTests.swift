@@ -255,6 +255,29 @@ import Testing
         expectEvidence(alone, at: 10, contains: "above the bound of 12.9 (10 + 1.0 per second × 2.9 s)")
     }
 
+    /// A download still `requested` when the outage began (fetching its playlists or its
+    /// license) is a transfer the outage cut as much as a `downloading` one (the false
+    /// alarm of three misbehaviour campaigns, seed 5: its retries counted against the
+    /// other's bound alone).
+    @Test func aDownloadStillRequestedIsATransferCutToo() {
+        var b = TraceBuilder()
+        b.interface(.wifi, up: true, at: 0)
+        b.interface(.cellular, up: false, mode: .refuse, at: 0)
+        b.request("d1", video: "clear-d1", at: 0.5)
+        b.state("d1", .downloading, at: 1)
+        b.request("d2", video: "clear-d2", at: 9.9)
+        b.interface(.wifi, up: false, mode: .reset, at: 10)
+        b.conditionerDown(.wifi, mode: .reset, at: 10)
+        b.state("d1", .suspended(.network), at: 10.2)
+        b.state("d2", .suspended(.network), at: 10.2)
+        b.refused(.wifi, count: 14, from: 10, every: 0.2)
+        b.interface(.wifi, up: true, at: 12.9)
+        b.conditionerUp(.wifi, at: 12.9)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .passed, "\(verdict.evidence)")
+        expectEvidence(verdict, at: 10, contains: "within the bound of 25.8 (2 transfers cut × (10 + 1.0 per second × 2.9 s))")
+    }
+
     @Test func attemptsBeforeADownloadWasRequestedAreNotItsRetries() {
         var b = TraceBuilder()
         b.interface(.wifi, up: false, mode: .refuse, at: 0)

@@ -26,7 +26,7 @@ extension RetryOutage {
         }
         failures.sort { $0.end < $1.end }
         let window = context.retryImmediateWindow.nanoseconds
-        let transferring = max(1, downloads.filter { $0.state(atOrBefore: interval.start) == .downloading }.count)
+        let transferring = transfersCut
         let limit = context.retryImmediateRun * transferring
         var run: [(attempt: UInt64, failure: UInt64)] = []
         for attempt in attempts {

@@ -16,8 +16,9 @@ extension Property {
     ///   `connectionRefused`), from the outage's start (or the first in-flight download's
     ///   request, if later) to its end, number at most `transferring ×
     ///   (context.retryBurst + context.retryRate × seconds)`, where `transferring` is the
-    ///   number of those downloads `downloading` when the outage began (at least 1): each
-    ///   transfer cut retries its own requests. The conditioner cannot tell downloads
+    ///   number of those downloads `downloading` or still `requested` (fetching its
+    ///   playlists or license) when the outage began (at least 1): each transfer cut
+    ///   retries its own requests. The conditioner cannot tell downloads
     ///   apart, so the attempts are the app's, not one download's: an outage shared by
     ///   several downloads is judged once, naming them.
     /// - **Spacing**, from the conditioner (`judgeSpacing`): no more than
@@ -122,7 +123,7 @@ struct RetryOutage {
         let seconds = Double(end - start) / 1e9
         let rate = seconds > 0 ? Double(attempts.count) / seconds : 0
         let steady = context.retryRate.isNaN ? 0 : max(0, context.retryRate) * seconds
-        let transferring = max(1, downloads.filter { $0.state(atOrBefore: interval.start) == .downloading }.count)
+        let transferring = transfersCut
         let bound = Double(transferring) * (Double(context.retryBurst) + steady)
         let violates = Double(attempts.count) > bound
         let names = allowed.map(\.rawValue).sorted().joined(separator: " or ")
@@ -138,6 +139,13 @@ struct RetryOutage {
             + "\(downloads.count == 1 ? "download" : "downloads") \(tokens) in flight (the app's attempts: the "
             + "conditioner cannot tell downloads apart)"
         return (attempts.count, rate, violates, text)
+    }
+
+    /// The transfers the outage cut (at least 1): its downloads `downloading` when it
+    /// began, and those still `requested` (fetching their playlists or their license:
+    /// their requests are cut and retried as a segment's are).
+    var transfersCut: Int {
+        max(1, downloads.filter { [.downloading, .requested].contains($0.state(atOrBefore: interval.start)) }.count)
     }
 
     /// A figure with one decimal (`12.5`); a non-finite one in words.
