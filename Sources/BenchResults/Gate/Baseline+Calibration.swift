@@ -68,7 +68,7 @@ public enum CalibrationRule {
     /// |---|---|---|
     /// | `time_to_complete_s` | 0.25 | 1 s |
     /// | `goodput_bps` | 0.25 | 0 |
-    /// | `wasted_bytes` | 0 | 256 KiB |
+    /// | `wasted_bytes` | 1.0 | 256 KiB |
     /// | `suspend_latency_s`, `resume_latency_s` | 0 | 0.25 s |
     /// | `bytes_refetched_after_crash` | 0 | 64 KiB |
     /// | `requests_during_outages` | 0 | 2 |
@@ -79,7 +79,11 @@ public enum CalibrationRule {
         // downloads by up to 20 % (10 gate runs, .ci/load-test): the time floors cover it.
         case "time_to_complete_s": (0.25, 1)
         case "goodput_bps": (0.25, 0)
-        case "wasted_bytes": (0, 256 * 1024)
+        // What a dying link cuts is whole segments in flight: one more than usual at one
+        // outage moved profile-timeline's waste by +76 % in 10 gate runs with two busy
+        // processes beside them, beyond three times the spread of 5 calibration runs. A
+        // run fails only when it also more than doubles the median's waste.
+        case "wasted_bytes": (1.0, 256 * 1024)
         case "suspend_latency_s", "resume_latency_s": (0, 0.25)
         case "bytes_refetched_after_crash": (0, 64 * 1024)
         case "requests_during_outages": (0, 2)
