@@ -42,7 +42,7 @@ import Testing
         Declared(
             name: "early-edges", asserts: ["crash-recovery", "integrity", "cellular-policy"],
             needs: [.licenses, .cellularSetting, .crashRecovery, .inspect],
-            preconditions: [ScenarioPreconditions.relaunchInterrupting(.crash).name], minimumCrashRestarts: 1),
+            preconditions: [ScenarioPreconditions.relaunchInterrupting(.crash).name]),
         Declared(
             name: "housekeeping",
             asserts: ["pause-holds", "cancel-delete-clean", "offline-playback", "expired-rental-refuses-playback", "integrity"],
