@@ -4,8 +4,12 @@ import BenchResults
 import BenchVocabulary
 import Testing
 
-@Suite struct ReportWriterTests {
+@Suite final class ReportWriterTests: Sendable {
     let base = FileManager.default.temporaryDirectory.appendingPathComponent("deadzone-reports-\(UUID())")
+
+    deinit {
+        try? FileManager.default.removeItem(at: base)
+    }
 
     func names(in directory: URL) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()

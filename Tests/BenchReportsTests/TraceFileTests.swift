@@ -4,11 +4,15 @@ import BenchResults
 import BenchVocabulary
 import Testing
 
-@Suite struct TraceFileTests {
+@Suite final class TraceFileTests: Sendable {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("deadzone-trace-\(UUID())")
 
     init() throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
     }
 
     func file(_ text: String) throws -> URL {

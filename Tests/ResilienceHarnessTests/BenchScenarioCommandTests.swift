@@ -4,9 +4,16 @@ import Testing
 
 /// `bench scenario check`, `--scenario-file` and the shipped directory: what a user sees
 /// when a scenario file is good, bad, or not where bench looks.
-@Suite(.timeLimit(.minutes(2))) struct BenchScenarioCommandTests {
+@Suite(.timeLimit(.minutes(2))) final class BenchScenarioCommandTests: Sendable {
+    /// Every file a test writes goes under this directory, removed with the test.
+    let root = NSTemporaryDirectory() + "deadzone-scenarios-\(UUID().uuidString)"
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
     func temporary(_ text: String, named name: String = "scenario") throws -> String {
-        let directory = NSTemporaryDirectory() + "deadzone-scenarios-\(UUID().uuidString)"
+        let directory = root + "/\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/\(name).yaml"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
