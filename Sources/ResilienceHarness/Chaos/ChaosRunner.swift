@@ -115,8 +115,8 @@ public enum ChaosRunner {
         var results: [Int: ChaosSeedResult] = [:]
         var growth: [ChaosCoverage.Growth] = []
         var failed = false
+        var count = 0
         await withTaskGroup(of: (Int, ChaosSeedResult?).self) { group in
-            var count = 0
             func startNext() {
                 guard !(failed && options.stopAtFirstFailure),
                     let input = guide.next(elapsed: ContinuousClock.now - started) else { return }
@@ -149,7 +149,8 @@ public enum ChaosRunner {
                 startNext()
             }
         }
-        let left = options.seeds.count - min(options.seeds.count, results.count)
+        // The guide starts the seeds before any mutant: those not started were not played.
+        let left = options.seeds.count - min(options.seeds.count, count)
         if failed && options.stopAtFirstFailure && left > 0 {
             say("stopped at the first failure: \(left) seed\(left == 1 ? "" : "s") not played")
         }
