@@ -81,6 +81,11 @@ struct AgentEventRelay {
         let to = AppState(engineTo)
         guard !abandoned.contains(download) else { return Output() }
         if claimedEarly.contains(download) { return afterEarlyClaim(download, to: to) }
+        if misbehavior == .stuckAfterHandoff, to == .suspended(.cellularNotAllowed) {
+            // The bad app: the download hangs where it was, shown downloading, stopped for good.
+            abandoned.insert(download)
+            return Output(pause: token)
+        }
         if misbehavior == .failOnOutage, to == .suspended(.network) {
             // The bad app: a lost network is an error. It stops the download and says
             // it failed, from the state it last showed.

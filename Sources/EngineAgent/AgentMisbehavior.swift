@@ -49,6 +49,48 @@ public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable 
     /// runs alongside. Against a slow license server the first segments start before
     /// the license arrives (breaks `license-before-background`).
     case segmentsBeforeLicense = "segments-before-license"
+    /// Replays ExoPlayer #7453 (WiFi reconnection not detected: downloads that need an
+    /// unmetered network stay queued). Once a path without WiFi has followed one with it,
+    /// the app hands its engine every later path without WiFi: a download not allowed
+    /// cellular waits for WiFi forever, while WiFi is up (breaks `liveness`).
+    case wifiReturnUnnoticed = "wifi-return-unnoticed"
+    /// Replays the review of mux-player-swift PR #80 (the same asset downloaded twice at
+    /// once after a relaunch). After a crash (or a kill for memory), the app requests
+    /// every download the engine found unfinished a second time, from its catalog entry,
+    /// and hides the copy's events: both run at once, the copy fetching what the disk
+    /// already held (breaks `crash-recovery`).
+    case duplicateAfterRelaunch = "duplicate-after-relaunch"
+    /// Replays the WWDC app's #163 (in-progress downloads marked complete after a
+    /// relaunch). After a crash (or a kill for memory), each download the engine takes
+    /// up again is reported downloaded, its package finished, as soon as it is
+    /// `downloading`; the engine's own later report is not told (breaks `integrity`: the
+    /// package the harness reads then lacks segments).
+    case completeAfterRelaunch = "complete-after-relaunch"
+    /// Retries with no backoff: the engine's retry delay is at most 1 ms
+    /// (`EngineConfiguration.retry`), so each failure in an outage is retried at once
+    /// (breaks `bounded-retries`).
+    case noBackoff = "no-backoff"
+    /// Says `downloading` while it knows there is no network, as an app whose retry loop
+    /// shows each attempt as downloading does: each time the engine suspends a download
+    /// for the network after the app was given a path with no interface, the app reports
+    /// it downloading again, then suspended (breaks `auto-suspend-on-disconnect`).
+    case downloadingWhileOffline = "downloading-while-offline"
+    /// Reports a download paused as soon as the user pauses it, but stops the engine's
+    /// transfer of it only 3 s later, as an app that pauses its list at once and its
+    /// download queue at its next checkpoint: segments go on being fetched and stored
+    /// (breaks `pause-holds`).
+    case pauseOnlyTheList = "pause-only-the-list"
+    /// Replays androidx/media #1712 (downloads stuck in DOWNLOADING after switching
+    /// between WiFi and cellular). When the engine finds that only cellular is left for a
+    /// download that may not use it (`suspended(cellularNotAllowed)`), the app does not
+    /// say so and stops the download for good, quietly: it shows the state it last
+    /// reported and never goes on, WiFi back or not (breaks `auto-suspend-on-disconnect`).
+    case stuckAfterHandoff = "stuck-after-handoff"
+    /// Replays novoda download-manager #442 (an allowed-connection setting kept per
+    /// batch): each request's cellular setting is applied to every unfinished download,
+    /// so a download not allowed cellular is allowed it when a later one is (breaks
+    /// `cellular-policy`).
+    case cellularSettingPerBatch = "cellular-setting-per-batch"
 
     /// The property each misbehaviour must make fail.
     public var brokenProperty: String {
@@ -59,7 +101,14 @@ public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable 
         case .backgroundBeforeLicense, .fakeLicense, .segmentsBeforeLicense: "license-before-background"
         case .bypassConditioner: "cellular-policy"
         case .hammerRefusedPort: "bounded-retries"
-        case .claimsUnstoredSegments, .claimsDownloadedEarly: "integrity"
+        case .claimsUnstoredSegments, .claimsDownloadedEarly, .completeAfterRelaunch: "integrity"
+        case .wifiReturnUnnoticed: "liveness"
+        case .duplicateAfterRelaunch: "crash-recovery"
+        case .noBackoff: "bounded-retries"
+        case .downloadingWhileOffline: "auto-suspend-on-disconnect"
+        case .pauseOnlyTheList: "pause-holds"
+        case .stuckAfterHandoff: "auto-suspend-on-disconnect"
+        case .cellularSettingPerBatch: "cellular-policy"
         }
     }
 }

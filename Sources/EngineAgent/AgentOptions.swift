@@ -41,6 +41,10 @@ public struct AgentOptions: Sendable {
         configuration.transport.stallTimeout = stallTimeout
         // The misbehaving agent's test hook, off for every other app.
         configuration.transferSkipsLicenseGate = misbehavior == .segmentsBeforeLicense
+        if misbehavior == .noBackoff {
+            configuration.retry.base = .milliseconds(1)
+            configuration.retry.cap = .milliseconds(1)
+        }
         return configuration
     }
 }

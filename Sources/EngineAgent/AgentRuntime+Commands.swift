@@ -20,7 +20,7 @@ extension AgentRuntime {
         switch command {
         case .setPath(let path):
             probe?.pathChanged(path)
-            feed.update(options.misbehavior?.pathForEngine(path) ?? path)
+            feed.update(engineView(of: path))
         case .setForeground(let foreground):
             await engine.setForeground(foreground)
         case .prepareForBackground:
@@ -35,6 +35,9 @@ extension AgentRuntime {
         case .request(let request):
             let token = try await requestDownload(request).rawValue
             if options.misbehavior == .bypassConditioner { prefetchAroundThePath(request) }
+            if options.misbehavior == .cellularSettingPerBatch {
+                await applyToTheBatch(allowsCellular: request.allowsCellular, from: DownloadToken(token))
+            }
             if options.misbehavior == .fakeLicense,
                 CatalogVideo(document: request.video, catalogURL: URL(fileURLWithPath: "/")).licenseKey != nil
             {
@@ -43,6 +46,10 @@ extension AgentRuntime {
             }
             return .download(token)
         case .pause(let download):
+            if options.misbehavior == .pauseOnlyTheList {
+                pauseOnlyTheList(download)
+                return .done
+            }
             try await engine.pause(DownloadToken(download))
         case .resume(let download):
             try await engine.resume(DownloadToken(download))

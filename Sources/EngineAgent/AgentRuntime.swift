@@ -2,6 +2,7 @@ import AppProtocol
 import BenchCore
 import Foundation
 import OfflineDownloads
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -30,9 +31,18 @@ public final class AgentRuntime: Sendable {
     let inspector: AgentInspector
     /// `hammerRefusedPort`'s probe, fed every path the harness gives; nil otherwise.
     let probe: AgentReachabilityProbe?
+    /// How the previous process ended, as the harness's `hello` said.
+    let after: RelaunchKind
+    /// What the replayed bugs remember (`AgentRuntime+Replays.swift`).
+    let memory: Mutex<AgentMemory>
 
-    private init(options: AgentOptions, storage: String, engine: DownloadManager, feed: NetworkPathFeed, output: AgentOutput) {
+    private init(
+        options: AgentOptions, storage: String, after: RelaunchKind, engine: DownloadManager, feed: NetworkPathFeed,
+        output: AgentOutput, hidden: Set<String>
+    ) {
         self.options = options
+        self.after = after
+        memory = Mutex(AgentMemory(hidden: hidden))
         self.storage = storage
         self.engine = engine
         self.feed = feed
@@ -146,7 +156,13 @@ public final class AgentRuntime: Sendable {
         let feed = NetworkPathFeed(options.misbehavior?.pathForEngine(options.initialPath) ?? options.initialPath)
         let engine = try DownloadManager(configuration: options.engineConfiguration(storage: storage), path: feed)
         await engine.start(after: ProcessTermination(after))
-        let agent = AgentRuntime(options: options, storage: storage, engine: engine, feed: feed, output: output)
+        var hidden: Set<String> = []
+        if options.misbehavior == .duplicateAfterRelaunch, [.crash, .memoryPressure].contains(after) {
+            hidden = await AgentMisbehavior.requestDuplicates(of: engine, storageDirectory: storage)
+            AgentLog.write("duplicate-after-relaunch: requested \(hidden.count) copies")
+        }
+        let agent = AgentRuntime(
+            options: options, storage: storage, after: after, engine: engine, feed: feed, output: output, hidden: hidden)
         return (agent, partials, scanError)
     }
 
@@ -176,9 +192,11 @@ public final class AgentRuntime: Sendable {
     private func relayEvents() async {
         var relay = AgentEventRelay(misbehavior: options.misbehavior)
         for await event in engine.events {
+            guard !hides(event) else { continue }
             learnPlan(&relay, for: event)
             var output = relay.relay(event)
             output.events += await earlyClaim(&relay, after: event)
+            output.events += replayClaims(&relay, after: event)
             for appEvent in output.events { self.output.event(appEvent) }
             guard let token = output.pause else { continue }
             do { try await engine.pause(token) } catch {

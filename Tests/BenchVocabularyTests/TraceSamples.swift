@@ -82,6 +82,7 @@ enum TraceSamples {
         .killed(pid: 42, reason: "crash at 50%"),
         .diskAtKill(pid: 42, stored: ["/videos/clear/400k/seg0.ts"], partial: ["/videos/clear/400k/seg1.ts": 10], unknown: ["x.tmp": 3]),
         .leftAfterRemoval(download: "dl-1", stored: [], partial: [:], packageFiles: ["dl-1/master.m3u8"]),
+        .diskWhilePaused(download: "dl-1", stored: ["/videos/clear/400k/seg0.ts"], partial: ["/videos/clear/400k/seg1.ts": 4096]),
         .launched(pid: 43, after: .crash),
         .helloAnswered(app: "deadzone-agent 1.0", capabilities: ["inspect"]),
         .inspected(inspection),

@@ -80,6 +80,46 @@ struct DownModeTests {
         #expect(await f.events.wait(timeout: .seconds(60)) { $0.contains { if case .flowResumed = $0.kind { true } else { false } } })
     }
 
+    @Test func aConnectionTheAppGivesUpDuringABlackholeEndsWhenItDoes() async throws {
+        // The conditioner plays the phone's interface: it sees the app close its socket even
+        // though nothing crosses the dead link (the judge times retries from that moment).
+        let f = try await ConditionerFixture(behaviour: .echo)
+        defer { f.stopSoon() }
+        let open = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
+        #expect(open.write(Array("ping".utf8)))
+        guard case .data = await open.read(timeout: .seconds(5)) else { Issue.record("no echo before the outage"); return }
+        f.conditioner.setState(.wifi, .down(.blackhole))
+        _ = await f.conditioner.snapshot()  // the command has been handled once this returns
+        let held = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
+        #expect(await f.events.wait(timeout: .seconds(60)) {
+            $0.filter { if case .connectionAccepted = $0.kind { true } else { false } }.count == 2
+        })
+        open.shutdownWrite()
+        held.shutdownWrite()
+        #expect(await f.events.wait(timeout: .seconds(60)) { events in
+            events.filter {
+                if case .connectionClosed(_, .wifi, let reason, _) = $0.kind { reason.contains("blackholed") } else { false }
+            }.count == 2
+        })
+    }
+
+    @Test func whatTheAppSendsDuringABlackholeArrivesOnceItIsUp() async throws {
+        let f = try await ConditionerFixture(behaviour: .echo)
+        defer { f.stopSoon() }
+        let open = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
+        #expect(open.write(Array("ping".utf8)))
+        guard case .data = await open.read(timeout: .seconds(5)) else { Issue.record("no echo before the outage"); return }
+        f.conditioner.setState(.wifi, .down(.blackhole))
+        _ = await f.conditioner.snapshot()
+        let held = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
+        #expect(open.write(Array("sent in the dark".utf8)))
+        #expect(held.write(Array("sent before connecting".utf8)))
+        #expect(await open.read(timeout: .milliseconds(500)) == .timedOut)
+        f.conditioner.setState(.wifi, .up)
+        #expect(await open.readAll(limit: 16, idle: .seconds(10)).bytes == Array("sent in the dark".utf8))
+        #expect(await held.readAll(limit: 22, idle: .seconds(10)).bytes == Array("sent before connecting".utf8))
+    }
+
     @Test func upAgainAcceptsNewConnections() async throws {
         let f = try await ConditionerFixture(behaviour: .stream(bytes: 10_000))
         defer { f.stopSoon() }

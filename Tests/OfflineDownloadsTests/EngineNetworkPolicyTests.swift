@@ -127,6 +127,25 @@ import Testing
         }
     }
 
+    /// Allowed for one download while it waits for WiFi: it goes on over cellular at once.
+    @Test func allowingCellularForOneWaitingDownloadLetsItGoOn() async throws {
+        try await withEngine { fixture in
+            let manager = try await fixture.makeManager()
+            fixture.showPath([.cellular])
+            let waiting = try await manager.requestDownload(video: try await fixture.video("clear"))
+            #expect(try await manager.wait(for: waiting) { $0 == .suspended(.cellularNotAllowed) } == .suspended(.cellularNotAllowed))
+            #expect(!fixture.server.requestLog.contains { $0.path.hasPrefix("/videos/clear/") })
+
+            try await manager.setAllowsCellular(true, for: waiting)
+            #expect(try await manager.wait(for: waiting) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            #expect(fixture.requests(through: .cellular).contains { $0.path.hasPrefix("/videos/clear/") })
+            await #expect(throws: EngineError.self) {
+                try await manager.setAllowsCellular(true, for: DownloadToken("no-such-download"))
+            }
+            await manager.shutdown()
+        }
+    }
+
     /// The user's cellular setting is theirs: off until set, and a relaunch keeps it (a
     /// setting lost at a relaunch left restored-era requests off cellular while the user
     /// had allowed it: the early-edges scenario found it).

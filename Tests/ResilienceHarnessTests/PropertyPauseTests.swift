@@ -47,6 +47,39 @@ import Testing
         #expect(verdict.evidence.count == 1)
     }
 
+    @Test func nothingMoreStoredWhilePausedPasses() {
+        var b = paused()
+        b.pausedDisk("d1", at: 6.1, stored: ["/videos/clear/400k/seg0.ts"], partial: ["/videos/clear/400k/seg1.ts": 10])
+        b.pausedDisk("d1", at: 8.9, stored: ["/videos/clear/400k/seg0.ts"], partial: ["/videos/clear/400k/seg1.ts": 10])
+        let verdict = evaluate(id, resumed(b))
+        #expect(verdict.outcome == .passed, "\(verdict.evidence)")
+        expectEvidence(verdict, at: 8.9, contains: "nothing more of clear was stored between the harness's reads of the "
+            + "app's storage at 6.100 s and 8.900 s, while download d1 was paused")
+    }
+
+    /// A transfer that goes on in the pause without a new request (its response was on
+    /// its way): the file it writes grows, then is whole, between the two reads.
+    @Test func aSegmentStoredOrGrownWhilePausedFails() {
+        var b = paused()
+        b.pausedDisk("d1", at: 6.1, partial: ["/videos/clear/400k/seg1.ts": 10, "/videos/clear/400k/seg2.ts": 5])
+        b.pausedDisk("d1", at: 8.9, stored: ["/videos/clear/400k/seg1.ts"], partial: ["/videos/clear/400k/seg2.ts": 900])
+        let verdict = evaluate(id, resumed(b))
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 8.9, contains: "download d1 stored /videos/clear/400k/seg1.ts and wrote more of "
+            + "/videos/clear/400k/seg2.ts (+895 bytes) while paused (since 5.100 s), between the harness's reads of the "
+            + "app's storage at 6.100 s and 8.900 s: a paused transfer goes on")
+        #expect(verdict.evidence.filter { $0.text.contains("a paused transfer goes on") }.count == 1)
+    }
+
+    @Test func oneReadInThePauseIsNotJudged() {
+        var b = paused()
+        b.pausedDisk("d1", at: 6.1, partial: ["/videos/clear/400k/seg1.ts": 10])
+        b.pausedDisk("d1", at: 9.5, stored: ["/videos/clear/400k/seg1.ts"])  // after the resume: outside the pause
+        let verdict = evaluate(id, resumed(b))
+        #expect(verdict.outcome == .passed, "\(verdict.evidence)")
+        #expect(!verdict.evidence.contains { $0.text.contains("between the harness's reads") })
+    }
+
     @Test func aPauseThatDoesNotSuspendFails() {
         var b = TraceBuilder()
         b.request("d1", video: "clear", at: 0)

@@ -31,6 +31,18 @@ import Testing
     }
 
     /// `diskAtKill` as docs/report-schema.md writes it down.
+    @Test func aPausedDiskReadHasTheDocumentedFieldsAndRoundTrips() throws {
+        let entry = TraceEntry(t: 6, .harness(.diskWhilePaused(download: "d1", stored: ["/a"], partial: ["/b": 400])))
+        let data = try JSONEncoder().encode(entry)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let disk = try #require(object["event"] as? [String: Any])
+        #expect(disk["type"] as? String == "diskWhilePaused")
+        #expect(disk["download"] as? String == "d1")
+        #expect(disk["stored"] as? [String] == ["/a"])
+        #expect(disk["partial"] as? [String: Int] == ["/b": 400])
+        #expect(try JSONDecoder().decode(TraceEntry.self, from: data) == entry)
+    }
+
     @Test func aDiskSnapshotHasTheDocumentedFields() throws {
         let entry = TraceEntry(t: 4, .harness(.diskAtKill(
             pid: 42, stored: ["/a"], partial: ["/b": 400], unknown: ["index.sqlite": 8192])))

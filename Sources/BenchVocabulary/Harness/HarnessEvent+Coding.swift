@@ -11,7 +11,7 @@ extension HarnessEvent: Codable {
     public enum Name: String, Codable, CaseIterable, Sendable {
         case scenarioStarted, scenarioFinished, pathGiven, pathAcknowledged, interfaceSet, lifecycle, licenseServerBackground
         case preparedForBackground, downloadRequested, licenseKeyOf, userAction, allowsCellularSet, killed
-        case diskAtKill, leftAfterRemoval, launched, helloAnswered, inspected, packageRead, agentExited, note
+        case diskAtKill, leftAfterRemoval, diskWhilePaused, launched, helloAnswered, inspected, packageRead, agentExited, note
         case clientLaunched, clientExited, originFaultBegan, originFaultEnded
     }
 
@@ -40,6 +40,7 @@ extension HarnessEvent: Codable {
         case .killed: .killed
         case .diskAtKill: .diskAtKill
         case .leftAfterRemoval: .leftAfterRemoval
+        case .diskWhilePaused: .diskWhilePaused
         case .launched: .launched
         case .helloAnswered: .helloAnswered
         case .inspected: .inspected
@@ -106,6 +107,10 @@ extension HarnessEvent: Codable {
             try c.encode(stored, forKey: .stored)
             try c.encode(partial, forKey: .partial)
             try c.encode(packageFiles, forKey: .packageFiles)
+        case let .diskWhilePaused(download, stored, partial):
+            try c.encode(download, forKey: .download)
+            try c.encode(stored, forKey: .stored)
+            try c.encode(partial, forKey: .partial)
         case let .launched(pid, after):
             try c.encode(pid, forKey: .pid)
             try c.encode(after, forKey: .after)
@@ -188,6 +193,8 @@ extension HarnessEvent: Codable {
             self = .leftAfterRemoval(
                 download: try value(.download), stored: try value(.stored), partial: try value(.partial),
                 packageFiles: try value(.packageFiles))
+        case .diskWhilePaused:
+            self = .diskWhilePaused(download: try value(.download), stored: try value(.stored), partial: try value(.partial))
         case .launched:
             self = .launched(pid: try value(.pid), after: try value(.after))
         case .helloAnswered:

@@ -57,6 +57,11 @@ public enum HarnessEvent: Sendable, Hashable {
     /// video held by some file (by content, as at a kill), and `packageFiles`, files still
     /// under the directory of the package the app had named for it (empty when it named none).
     case leftAfterRemoval(download: String, stored: [String], partial: [String: Int64], packageFiles: [String])
+    /// While the user had `download` paused, what the harness found of its video in the
+    /// app's storage, by content (as at a kill): `stored` origin paths some file holds
+    /// whole, `partial` origin path → the bytes a file holds of it. Read twice per
+    /// pause: a second after the app answered it, and just before the user resumes it.
+    case diskWhilePaused(download: String, stored: [String], partial: [String: Int64])
     /// The agent was launched (again), told the previous process ended as `after`.
     case launched(pid: Int32, after: RelaunchKind)
     /// The app answered `hello`: its name and version, and the capabilities it declares.

@@ -103,7 +103,8 @@ extension ConditionerCore {
         case .down(let mode):
             emit(.interfaceDown(interface: kind, mode: mode))
             // Reset and refuse: the kernel refuses new connections, or (countsRefusals)
-            // the listener accepts, counts and resets them. Blackhole: accepted and held.
+            // the listener accepts, counts and resets them. Blackhole: accepted and held (the app's side still
+            // read, so that its giving a connection up is seen when it happens).
             followAdmission(runtime)
             let connections = runtime.connections.values.sorted { $0.id < $1.id }
             switch mode {
@@ -112,7 +113,7 @@ extension ConditionerCore {
             case .refuse:
                 for connection in connections { connection.finish(reason: "interface \(kind) down (refuse)") }
             case .blackhole:
-                for connection in connections { connection.pauseReading() }
+                for connection in connections { connection.holdWhileBlackholed() }
             }
         }
         return true

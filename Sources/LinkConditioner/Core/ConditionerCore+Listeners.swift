@@ -74,7 +74,10 @@ extension ConditionerCore {
         runtime.connections[id] = connection
         counters[runtime.kind]?.connectionsAccepted += 1
         emit(.connectionAccepted(connection: id, interface: runtime.kind, peer: connection.peer))
-        guard runtime.isForwarding else { return }  // blackholed: held until the interface is up
+        guard runtime.isForwarding else {  // blackholed: held until the interface is up
+            connection.holdWhileBlackholed()
+            return
+        }
         startConnecting(connection, runtime)
     }
 

@@ -29,6 +29,13 @@ final class ProxyConnection {
     var downlink = Pipe(direction: .downlink)
     /// Reading is paused by backpressure (not by a blackhole).
     private(set) var pausedByBackpressure: Set<Direction> = []
+    /// What the app sent while its interface was blackholed, in order: delivered once
+    /// the interface forwards again (as TCP would retransmit it), unless the app gives
+    /// the connection up first.
+    private var heldFromApp: [Chunk] = []
+    private var heldFromAppBytes = 0
+    /// Reading the app's side into `heldFromApp` (its interface blackholed).
+    private var watchingHeldApp = false
     private unowned let core: ConditionerCore
 
     init(id: ConnectionID, interface: InterfaceKind, client: UVTCP, core: ConditionerCore) {
@@ -82,6 +89,8 @@ final class ProxyConnection {
 
     private func wireReads() {
         for direction in Direction.allCases {
+            // The app's side, read while blackholed, is rewired by `releaseHeldApp`.
+            if direction == .uplink, watchingHeldApp { continue }
             guard let source = source(direction) else { continue }
             source.onRead = { [weak self] chunk in self?.didRead(chunk, direction) }
             source.onReadEnd = { [weak self] error in self?.didEnd(direction, error: error) }
@@ -133,7 +142,57 @@ final class ProxyConnection {
         upstream?.stopReading()
     }
 
+    /// The interface is blackholed: nothing moves either way, but the app's side is
+    /// still read, into `heldFromApp` (bounded by `heldFromAppLimit`), so that an app
+    /// that gives the connection up (closes or resets its socket) is seen doing so when
+    /// it does: the connection ends then, with that reason. Without this the app's
+    /// close would sit unread until the interface came back, and its retries would look
+    /// like new connections beside live ones.
+    func holdWhileBlackholed() {
+        upstream?.stopReading()
+        guard stage != .closed, !watchingHeldApp else { return }
+        watchingHeldApp = true
+        client.stopReading()
+        client.onRead = { [weak self] chunk in self?.didReadWhileHeld(chunk) }
+        client.onReadEnd = { [weak self] error in self?.appEndedWhileHeld(error: error) }
+        if heldFromAppBytes < Self.heldFromAppLimit { client.startReading() }
+    }
+
+    /// At most this much of what the app sends while blackholed is read and held; past
+    /// it the app's side is not read (its kernel buffers the rest, as before).
+    static let heldFromAppLimit = 256 * 1024
+
+    private func didReadWhileHeld(_ chunk: Chunk) {
+        heldFromApp.append(chunk)
+        heldFromAppBytes += chunk.whole.count
+        if heldFromAppBytes >= Self.heldFromAppLimit { client.stopReading() }
+    }
+
+    private func appEndedWhileHeld(error: Int32?) {
+        if let error {
+            reset(reason: "the app reset it while its interface was blackholed (\(uvErrorName(error)))")
+        } else {
+            finish(reason: "closed by the app while its interface was blackholed")
+        }
+    }
+
+    /// Back from a blackhole (the upstream open): reads the app's side as usual again,
+    /// after handing the link what was held.
+    private func releaseHeldApp() {
+        guard watchingHeldApp else { return }
+        watchingHeldApp = false
+        client.stopReading()
+        client.onRead = { [weak self] chunk in self?.didRead(chunk, .uplink) }
+        client.onReadEnd = { [weak self] error in self?.didEnd(.uplink, error: error) }
+        let held = heldFromApp
+        heldFromApp = []
+        heldFromAppBytes = 0
+        for chunk in held where stage == .open { didRead(chunk, .uplink) }
+    }
+
     func resumeReading() {
+        guard stage == .open else { return }
+        releaseHeldApp()
         guard stage == .open else { return }
         for direction in Direction.allCases where !pausedByBackpressure.contains(direction) && !self[direction].sourceEnded {
             source(direction)?.startReading()

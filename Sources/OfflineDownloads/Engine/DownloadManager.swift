@@ -137,6 +137,17 @@ public actor DownloadManager {
         }
     }
 
+    /// Sets whether the download `token` may use cellular from now on (stored with it),
+    /// and looks at its conditions anew under the current path: allowed, one waiting for
+    /// WiFi goes on over cellular; refused, one using cellular suspends.
+    /// - Throws: `EngineError.unknownToken` for a download the engine does not know.
+    public func setAllowsCellular(_ allowed: Bool, for token: DownloadToken) async throws(EngineError) {
+        guard entries[token] != nil else { throw .unknownToken(token) }
+        entries[token]?.record.parameters.allowsCellular = allowed
+        await save(token)
+        await conditionsChanged()
+    }
+
     /// The key of the cellular setting in the index.
     static let allowsCellularSetting = "allowsCellular"
 

@@ -17,8 +17,13 @@ extension Property {
     ///   agent, or the end of the trace) it does not leave `suspended(user)`, and no
     ///   origin request for a media segment of its video starts later than `pauseGrace`
     ///   after the pause took effect (earlier ones were sent before it, still crossing
-    ///   the link). When another unfinished download shares the video, requests cannot
-    ///   be told apart and are not judged;
+    ///   the link), and nothing more of its video is stored: between the harness's
+    ///   first read of the app's storage in the pause (`.harness(.diskWhilePaused)`, a
+    ///   second after the app answered it) and its last (just before the resume), no
+    ///   file of the video becomes whole and no partial file grows (bytes in flight at
+    ///   the reply have landed by the first read; a transfer that goes on writes after
+    ///   it). When another unfinished download shares the video, requests and files
+    ///   cannot be told apart and are not judged;
     /// - after that `resume` its first change leaves `suspended(user)` within
     ///   `resumeBound`, and it ends `downloaded` unless the user cancelled or deleted it,
     ///   or the agent was killed, after the resume (byte-exactness is `integrity`'s).
@@ -80,6 +85,7 @@ private struct PauseRule {
                 + "with no resume since the pause at \(Wording.time(pause.t))")
         }
         judgeRequests(download, pausedAt: first.t, until: end.t)
+        judgeDisk(download, pausedAt: first.t, until: end.t)
         if let resume = end.resume { judgeResume(download, resume) }
     }
 
@@ -95,12 +101,43 @@ private struct PauseRule {
         return (end, action?.action == "resume" && action?.t == end ? action : nil)
     }
 
-    private mutating func judgeRequests(_ download: TracedDownload, pausedAt start: UInt64, until end: UInt64) {
-        let token = download.token
-        let sharing = trace.downloads.filter { other in
-            other.token != token && other.video == download.video && other.requestedAt < end
+    /// Other downloads of `download`'s video unfinished at some time from `start` to `end`.
+    private func sharing(_ download: TracedDownload, from start: UInt64, to end: UInt64) -> [TracedDownload] {
+        trace.downloads.filter { other in
+            other.token != download.token && other.video == download.video && other.requestedAt < end
                 && (other.completion.map { $0.t > start } ?? true)
         }
+    }
+
+    /// The storage rule: nothing of the video becomes whole, no partial file of it grows,
+    /// between the first and the last read of the app's storage in the pause.
+    private mutating func judgeDisk(_ download: TracedDownload, pausedAt start: UInt64, until end: UInt64) {
+        let token = download.token
+        let reads = trace.pausedDisks.filter { $0.download == token && $0.t > start && $0.t <= end }
+        guard let first = reads.first, let last = reads.last, first.t < last.t,
+            sharing(download, from: start, to: end).isEmpty
+        else { return }
+        let stored = last.stored.subtracting(first.stored).sorted()
+        let grown = last.partial.compactMap { path, bytes -> String? in
+            let had = first.partial[path] ?? 0
+            return bytes > had && !last.stored.contains(path) ? "\(path) (+\(bytes - had) bytes)" : nil
+        }.sorted()
+        let span = "between the harness's reads of the app's storage at \(Wording.time(first.t)) and "
+            + "\(Wording.time(last.t))"
+        guard stored.isEmpty, grown.isEmpty else {
+            var what: [String] = []
+            if !stored.isEmpty { what.append("stored \(Wording.list(stored))") }
+            if !grown.isEmpty { what.append("wrote more of \(Wording.list(grown))") }
+            findings.violation(last.t, "download \(token) \(what.joined(separator: " and ")) while paused (since "
+                + "\(Wording.time(start))), \(span): a paused transfer goes on")
+            return
+        }
+        findings.support(last.t, "nothing more of \(download.video) was stored \(span), while download \(token) was paused")
+    }
+
+    private mutating func judgeRequests(_ download: TracedDownload, pausedAt start: UInt64, until end: UInt64) {
+        let token = download.token
+        let sharing = sharing(download, from: start, to: end)
         guard sharing.isEmpty else {
             findings.support(start, "download \(token) shares video \(download.video) with unfinished download "
                 + "\(sharing[0].token): its requests during the pause are not judged")

@@ -66,6 +66,12 @@ enum Wording {
         seconds(duration.nanoseconds)
     }
 
+    /// "a, b, c and 4 more": at most `shown` items, then how many were left out.
+    static func list(_ items: [String], shown: Int = 3) -> String {
+        guard items.count > shown else { return items.joined(separator: ", ") }
+        return items.prefix(shown).joined(separator: ", ") + " and \(items.count - shown) more"
+    }
+
     /// `count` followed by `noun`, or by `plural` (default: `noun` + `s`) when count is not 1.
     static func count(_ count: Int, _ noun: String, plural: String? = nil) -> String {
         "\(count) \(count == 1 ? noun : plural ?? noun + "s")"

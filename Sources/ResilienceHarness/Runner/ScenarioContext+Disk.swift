@@ -70,6 +70,27 @@ extension ScenarioContext {
 }
 
 extension ScenarioContext {
+    /// How long after the app answered a pause the harness first reads its storage:
+    /// the judge's grace for bytes that were in flight (`PropertyContext.pauseGrace`).
+    static let pausedDiskDelay = Duration.seconds(1)
+
+    /// While the user has `download` paused: what the app's storage holds of its video,
+    /// by content (`.harness(.diskWhilePaused)`, what `pause-holds` compares between
+    /// the first read and the last). Hashing runs off the pool, as at a kill.
+    func recordPausedDisk(of download: String) async {
+        guard let video = videoOf[download] else { return }
+        let witness = diskWitness
+        let storage = launcher.storage
+        let origin = network.origin
+        let epoch = collector.epoch
+        let now = collector.now
+        let seen = await OffPool.run { witness.snapshot(storage: storage, origin: origin, killedAt: now, epoch: epoch) }
+        let prefix = "/videos/\(video)/"
+        collector.harness(.diskWhilePaused(
+            download: download, stored: seen.stored.filter { $0.hasPrefix(prefix) },
+            partial: seen.partial.filter { $0.key.hasPrefix(prefix) }))
+    }
+
     /// After an inspection of a download the user cancelled or deleted: what is left of
     /// it in the app's storage, by content (any stored or partial copy of a resource of
     /// its video) and under the package directory the app had named for it

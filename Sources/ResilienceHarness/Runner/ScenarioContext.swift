@@ -26,6 +26,8 @@ public actor ScenarioContext {
     let diskWitness = DiskWitness()
     /// Downloads the user cancelled or deleted: an inspection of one also checks the disk.
     var removed: Set<String> = []
+    /// Downloads the user paused and has not resumed, cancelled or deleted since.
+    var paused: Set<String> = []
     /// The video of each download requested.
     var videoOf: [String: String] = [:]
 
@@ -232,11 +234,20 @@ public actor ScenarioContext {
         case .cancel: .cancel(download: token)
         case .delete: .delete(download: token)
         }
+        if action == .resume, paused.contains(token) { await recordPausedDisk(of: token) }
         let t = collector.now
         do {
             try await send(command)
             collector.harness(.userAction(action: action.rawValue, download: token, error: nil), at: t)
             if action == .cancel || action == .delete { removed.insert(token) }
+            if action == .pause {
+                paused.insert(token)
+                // What was in flight at the reply has landed (or been dropped) a second later.
+                try await hold(Self.pausedDiskDelay)
+                await recordPausedDisk(of: token)
+            } else {
+                paused.remove(token)
+            }
         } catch {
             collector.harness(.userAction(action: action.rawValue, download: token, error: "\(error)"), at: t)
             throw error

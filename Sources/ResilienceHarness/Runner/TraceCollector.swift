@@ -138,6 +138,19 @@ public struct LiveState: Sendable {
     public var segmentsSinceLaunch = 0
     /// Downloads the agent reported finished.
     public var finished: Set<String> = []
+    /// State changes reported so far (every launch), and for each download the count at
+    /// which it last entered each state: a wait on a state the app passed through
+    /// between two polls (suspended for 1 ms, then retrying) still sees it.
+    public var stateChanges = 0
+    public var entered: [String: [AppState: Int]] = [:]
+
+    /// Whether `download` is in one of `states` now, or entered one after the
+    /// `since`-th state change.
+    public func reached(_ download: String, _ states: [AppState], since: Int) -> Bool {
+        if let now = self.states[download], states.contains(now) { return true }
+        guard let entered = entered[download] else { return false }
+        return states.contains { (entered[$0] ?? 0) > since }
+    }
 
     /// The progress of `download`, as the app reports it: the mean of its media
     /// selections' fractions (0 when none yet).
@@ -151,6 +164,8 @@ public struct LiveState: Sendable {
         switch event {
         case let .stateChanged(download, _, to):
             states[download] = to
+            stateChanges += 1
+            entered[download, default: [:]][to] = stateChanges
             if to == .notDownloaded { fractions[download] = nil }
         case let .progress(download, selection, fraction):
             fractions[download, default: [:]][selection] = fraction

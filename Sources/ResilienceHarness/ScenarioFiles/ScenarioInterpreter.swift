@@ -150,7 +150,9 @@ extension ScenarioInterpreter {
         case let .state(name, states):
             let token = try token(name)
             let description = "\(name) " + (states.count == 1 ? "\(states[0])" : "in one of \(states.map(\.description).joined(separator: ", "))")
-            return ({ live in live.states[token].map(states.contains) ?? false }, description)
+            // Reached since the wait began counts, not only the state at a poll.
+            let since = s.collector.live.stateChanges
+            return ({ live in live.reached(token, states, since: since) }, description)
         case .segmentsSinceLaunch(let count):
             let n = switch count {
             case .exactly(let n): n

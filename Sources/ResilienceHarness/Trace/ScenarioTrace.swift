@@ -63,6 +63,8 @@ public struct ScenarioTrace: Sendable {
     public let packageReads: [TracedPackageRead]
     /// Every `.harness(.leftAfterRemoval)`: what was left of a cancelled or deleted download.
     public let leftovers: [TracedLeftovers]
+    /// Every `.harness(.diskWhilePaused)`, in order.
+    public let pausedDisks: [TracedPausedDisk]
 
     /// Derives the facts of `entries` (any order).
     public init(_ entries: [TraceEntry]) {
@@ -100,6 +102,7 @@ public struct ScenarioTrace: Sendable {
         connectionAttempts = builder.connectionAttempts
         packageReads = builder.packageReads
         leftovers = builder.leftovers
+        pausedDisks = builder.pausedDisks
     }
 
     /// The download with `token`, if the harness requested it.

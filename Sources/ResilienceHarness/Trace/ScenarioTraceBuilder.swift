@@ -32,6 +32,7 @@ struct ScenarioTraceBuilder {
     private var attemptIndex: [ConnectionID: Int] = [:]
     var packageReads: [TracedPackageRead] = []
     var leftovers: [TracedLeftovers] = []
+    var pausedDisks: [TracedPausedDisk] = []
 
     mutating func add(_ entry: TraceEntry) {
         switch entry.event {
@@ -137,6 +138,9 @@ struct ScenarioTraceBuilder {
         case let .leftAfterRemoval(download, stored, partial, packageFiles):
             leftovers.append(TracedLeftovers(
                 t: t, download: download, stored: stored, partial: partial, packageFiles: packageFiles))
+        case let .diskWhilePaused(download, stored, partial):
+            pausedDisks.append(TracedPausedDisk(
+                t: t, download: download, stored: Set(stored.map(OriginPath.normalized)), partial: partial))
         case let .diskAtKill(pid, stored, partial, unknown):
             diskSnapshots.append(TracedDiskSnapshot(
                 t: t, pid: pid, stored: Set(stored.map(OriginPath.normalized)), partial: partial, unknown: unknown))

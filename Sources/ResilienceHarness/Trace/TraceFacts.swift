@@ -199,6 +199,24 @@ public struct TracedPackageRead: Sendable, Hashable {
 
 /// What the harness found left of a download after the user cancelled or deleted it
 /// (`.harness(.leftAfterRemoval)`), at the inspection that followed.
+/// The app's storage as the harness read it while the user had a download paused
+/// (`.harness(.diskWhilePaused)`): what it held of the download's video, by content.
+public struct TracedPausedDisk: Sendable, Hashable {
+    public var t: UInt64
+    public var download: String
+    /// Origin paths of its video some file holds whole.
+    public var stored: Set<String>
+    /// Origin paths of its video some file holds a part of, with the bytes held.
+    public var partial: [String: Int64]
+
+    public init(t: UInt64, download: String, stored: Set<String>, partial: [String: Int64]) {
+        self.t = t
+        self.download = download
+        self.stored = stored
+        self.partial = partial
+    }
+}
+
 public struct TracedLeftovers: Sendable, Hashable {
     public var t: UInt64
     public var download: String

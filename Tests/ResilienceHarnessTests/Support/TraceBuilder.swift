@@ -74,6 +74,11 @@ struct TraceBuilder {
         add(seconds, .harness(.diskAtKill(pid: pid, stored: stored, partial: partial, unknown: unknown)))
     }
 
+    /// The harness's look at the app's disk while the user had `token` paused.
+    mutating func pausedDisk(_ token: String, at seconds: Double, stored: [String] = [], partial: [String: Int64] = [:]) {
+        add(seconds, .harness(.diskWhilePaused(download: token, stored: stored, partial: partial)))
+    }
+
     mutating func userAction(_ action: String, _ token: String, at seconds: Double, error: String? = nil) {
         add(seconds, .harness(.userAction(action: action, download: token, error: error)))
     }

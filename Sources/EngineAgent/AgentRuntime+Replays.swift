@@ -1,0 +1,153 @@
+import AppProtocol
+import BenchCore
+import Foundation
+import OfflineDownloads
+
+/// What the replayed bugs (`wifiReturnUnnoticed`, `duplicateAfterRelaunch`,
+/// `completeAfterRelaunch`, `downloadingWhileOffline`) remember between the command loop
+/// and the relay task. A value; `AgentRuntime` keeps it behind a lock.
+struct AgentMemory: Sendable {
+    /// The app was given a path with WiFi (`wifiReturnUnnoticed`).
+    var sawWifi = false
+    /// A path without WiFi followed one with it: WiFi is never handed on again.
+    var lostWifi = false
+    /// The last path given had no interface at all.
+    var toldOffline = false
+    /// Downloads whose events the app does not tell (`duplicateAfterRelaunch`'s copies).
+    var hidden: Set<String> = []
+    /// Downloads `pauseOnlyTheList` reported paused before the engine paused them: their
+    /// state changes are not told until the engine's own `→ suspended(user)`.
+    var pausedEarly: Set<String> = []
+
+    /// The path the engine gets when the app is given `path` (already bent by the
+    /// misbehaviour's `pathForEngine`), remembering what the replays need.
+    mutating func pathGiven(_ path: NetworkPath, misbehavior: AgentMisbehavior?) -> NetworkPath {
+        toldOffline = path.interfaces.isEmpty
+        guard misbehavior == .wifiReturnUnnoticed else { return path }
+        let hasWifi = path.interfaces.contains { $0.kind == .wifi }
+        if hasWifi, !lostWifi {
+            sawWifi = true
+            return path
+        }
+        if !hasWifi, sawWifi { lostWifi = true }
+        guard lostWifi else { return path }
+        var unnoticed = path
+        unnoticed.interfaces.removeAll { $0.kind == .wifi }
+        return unnoticed
+    }
+}
+
+extension AgentRuntime {
+    /// The path handed to the engine when the harness gives `path`.
+    func engineView(of path: NetworkPath) -> NetworkPath {
+        let bent = options.misbehavior?.pathForEngine(path) ?? path
+        return memory.withLock { $0.pathGiven(bent, misbehavior: options.misbehavior) }
+    }
+
+    /// Whether the app keeps `event` to itself: it concerns a hidden copy, or it is a
+    /// state change of a download reported paused early (the last of which, the engine's
+    /// own pause, ends the silence).
+    func hides(_ event: EngineEvent) -> Bool {
+        guard let token = event.download else { return false }
+        return memory.withLock { memory in
+            if memory.hidden.contains(token.rawValue) { return true }
+            guard case .stateChanged(_, _, let to) = event, memory.pausedEarly.contains(token.rawValue) else { return false }
+            if to == .suspended(.user) { memory.pausedEarly.remove(token.rawValue) }
+            return true
+        }
+    }
+
+    /// `cellularSettingPerBatch`: the cellular setting of the request that made
+    /// `requested` (its own, else the app's) given to every unfinished download.
+    func applyToTheBatch(allowsCellular: Bool?, from requested: DownloadToken) async {
+        let allowed: Bool
+        if let allowsCellular { allowed = allowsCellular } else { allowed = await engine.allowsCellular }
+        for status in await engine.statuses where status.token != requested
+            && ([.requested, .downloading].contains(status.state) || status.state.suspensionReason != nil)
+        {
+            try? await engine.setAllowsCellular(allowed, for: status.token)
+        }
+    }
+
+    /// `pauseOnlyTheList`: says the download is paused now, and pauses the engine's
+    /// transfer of it 3 s later.
+    func pauseOnlyTheList(_ download: String) {
+        memory.withLock { _ = $0.pausedEarly.insert(download) }
+        output.event(.stateChanged(download: download, from: .downloading, to: .suspended(.user)))
+        let engine = engine
+        Task {
+            try? await Task.sleep(for: .seconds(3))
+            do { try await engine.pause(DownloadToken(download)) } catch {
+                AgentLog.write("pause-only-the-list: cannot pause \(download) after all: \(error)")
+            }
+        }
+    }
+
+    /// What the replayed bugs add after `event` was relayed: `downloadingWhileOffline`'s
+    /// `downloading` claim while told there is no network, `completeAfterRelaunch`'s
+    /// report of a download taken up again as downloaded.
+    func replayClaims(_ relay: inout AgentEventRelay, after event: EngineEvent) -> [AppEvent] {
+        guard case .stateChanged(let token, _, let to) = event else { return [] }
+        let download = token.rawValue
+        switch options.misbehavior {
+        case .downloadingWhileOffline:
+            guard to == .suspended(.network), relay.reportedState(download) == .suspended(.network),
+                memory.withLock({ $0.toldOffline })
+            else { return [] }
+            return [
+                .stateChanged(download: download, from: .suspended(.network), to: .downloading),
+                .stateChanged(download: download, from: .downloading, to: .suspended(.network)),
+            ]
+        case .completeAfterRelaunch:
+            guard [.crash, .memoryPressure].contains(after), to == .downloading,
+                relay.reportedState(download) == .downloading, !relay.claimedEarly.contains(download),
+                let directory = inspector.packageDirectory(of: download)
+            else { return [] }
+            return relay.markClaimedEarly(download, package: directory + "/" + OfflinePackage.masterPlaylistPath)
+        default:
+            return []
+        }
+    }
+}
+
+extension AgentMisbehavior {
+    /// `duplicateAfterRelaunch`, once the engine has started after a crash: requests a
+    /// second download of every video the engine holds unfinished, from the catalog entry
+    /// kept in its package (`video.json`), with the same cellular setting as the app's.
+    /// Returns the copies' tokens, whose events the app hides.
+    static func requestDuplicates(of engine: DownloadManager, storageDirectory: String) async -> Set<String> {
+        var copies: Set<String> = []
+        for status in await engine.statuses
+        where [.requested, .downloading].contains(status.state) || status.state.suspensionReason != nil {
+            let file = storageDirectory + "/packages/" + status.token.rawValue + "/video.json"
+            guard let data = FileManager.default.contents(atPath: file),
+                let stored = try? JSONDecoder().decode(KeptVideo.self, from: data),
+                let catalogURL = URL(string: stored.catalogURL),
+                let copy = try? await engine.requestDownload(
+                    video: CatalogVideo(document: stored.document, catalogURL: catalogURL))
+            else { continue }
+            copies.insert(copy.rawValue)
+        }
+        return copies
+    }
+
+    /// The catalog entry the engine keeps beside a package (`video.json`).
+    private struct KeptVideo: Decodable {
+        var document: VideoDocument
+        var catalogURL: String
+    }
+}
+
+extension EngineEvent {
+    /// The download the event is about, if any.
+    var download: DownloadToken? {
+        switch self {
+        case .stateChanged(let token, _, _), .progress(let token, _, _), .licenseAcquired(let token, _),
+            .licenseRenewed(let token, _), .licenseFailed(let token, _), .segmentStored(let token, _, _, _, _),
+            .finished(let token, _), .evicted(let token, _), .removed(let token, _):
+            token
+        case .error(let token, _):
+            token
+        }
+    }
+}
