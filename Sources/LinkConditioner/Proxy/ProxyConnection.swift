@@ -150,7 +150,9 @@ final class ProxyConnection {
     /// like new connections beside live ones.
     func holdWhileBlackholed() {
         upstream?.stopReading()
-        guard stage != .closed, !watchingHeldApp else { return }
+        // An app that already ended its side (a half-close) has nothing more to say: its
+        // EOF must not be taken for giving the connection up.
+        guard stage != .closed, !watchingHeldApp, !uplink.sourceEnded else { return }
         watchingHeldApp = true
         client.stopReading()
         client.onRead = { [weak self] chunk in self?.didReadWhileHeld(chunk) }
