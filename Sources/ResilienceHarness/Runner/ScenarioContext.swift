@@ -28,6 +28,10 @@ public actor ScenarioContext {
     var removed: Set<String> = []
     /// Downloads the user paused and has not resumed, cancelled or deleted since.
     var paused: Set<String> = []
+    /// Each paused download's first read of the app's storage, under way beside the
+    /// script (a second after the pause: the script goes on meanwhile, its timing
+    /// unchanged).
+    var pausedReads: [String: Task<Void, Never>] = [:]
     /// The video of each download requested.
     var videoOf: [String: String] = [:]
 
@@ -104,6 +108,8 @@ public actor ScenarioContext {
 
     /// Shuts the app down cleanly (end of the scenario).
     func shutdown() async {
+        for read in pausedReads.values { await read.value }
+        pausedReads = [:]
         guard let process = agent else { return }
         let status = await process.shutdown(timeout: .seconds(10))
         peakRSSBytes = max(peakRSSBytes, process.peakRSSBytes)
@@ -234,7 +240,10 @@ public actor ScenarioContext {
         case .cancel: .cancel(download: token)
         case .delete: .delete(download: token)
         }
-        if action == .resume, paused.contains(token) { await recordPausedDisk(of: token) }
+        if action == .resume, paused.contains(token) {
+            await pausedReads.removeValue(forKey: token)?.value
+            await recordPausedDisk(of: token)
+        }
         let t = collector.now
         do {
             try await send(command)
@@ -243,8 +252,10 @@ public actor ScenarioContext {
             if action == .pause {
                 paused.insert(token)
                 // What was in flight at the reply has landed (or been dropped) a second later.
-                try await hold(Self.pausedDiskDelay)
-                await recordPausedDisk(of: token)
+                pausedReads[token] = Task(executorPreference: executor) {
+                    guard (try? await Timekeeper.shared.sleep(for: Self.pausedDiskDelay)) != nil else { return }
+                    await self.recordPausedDisk(of: token)
+                }
             } else {
                 paused.remove(token)
             }
