@@ -36,6 +36,9 @@ struct AgentAppCommand: AsyncParsableCommand {
     @Option(help: "Renew rentals automatically this many seconds before they expire.")
     var renewalLead: Double?
 
+    @Flag(help: "Print each --misbehave variant and the property it must make fail, one per line, and exit.")
+    var listMisbehaviors = false
+
     func validate() throws {
         if let misbehave, AgentMisbehavior(rawValue: misbehave) == nil {
             throw ValidationError("--misbehave must be one of \(Self.misbehaviors)")
@@ -52,6 +55,10 @@ struct AgentAppCommand: AsyncParsableCommand {
     private static var misbehaviors: String { AgentMisbehavior.allCases.map(\.rawValue).joined(separator: ", ") }
 
     func run() async throws {
+        if listMisbehaviors {
+            for misbehavior in AgentMisbehavior.allCases { print("\(misbehavior.rawValue) \(misbehavior.brokenProperty)") }
+            return
+        }
         let options = AgentOptions(
             stallTimeout: .milliseconds(Int64(stallTimeout * 1000)), maximumConcurrentDownloads: concurrent, seed: seed,
             misbehavior: misbehave.flatMap(AgentMisbehavior.init(rawValue:)),

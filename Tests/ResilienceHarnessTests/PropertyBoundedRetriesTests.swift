@@ -69,9 +69,37 @@ import Testing
         #expect(verdict.outcome == .failed)
         expectEvidence(verdict, at: 14.001, contains: "2 retries in a row on wifi, each within 0.005 s of the failure before it, "
             + "during the outage from 10.000 s (wifi down (blackhole)): 14.001 s (0.001 s after a failure), 18.002 s (0.001 s "
-            + "after a failure); at most 1 in a row (1 per transfer cut, 1 cut): no backoff")
+            + "after a failure); at most 1 in a row (1 per transfer or open connection cut, 1 cut): no backoff")
         // Few attempts: the count alone would have let it through.
         #expect(!verdict.evidence.contains { $0.text.contains("above the bound of") })
+    }
+
+    /// The Python engine in CI: one download with two segments on their way (two
+    /// connections) when WiFi went down (refuse); each connection, found closed, was
+    /// reopened at once (refused): two immediate retries in a row, one per connection cut.
+    @Test func eachConnectionTheOutageCutMayBeReopenedOnceAtOnce() {
+        var b = TraceBuilder()
+        b.request("d1", video: "clear", at: 0)
+        b.state("d1", .downloading, at: 1)
+        b.accepted(.wifi, connection: 1, at: 1)
+        b.accepted(.wifi, connection: 2, at: 1.01)
+        b.interface(.wifi, up: false, mode: .refuse, at: 10)
+        b.connectionClosed(1, delivered: 1000, at: 10.001)
+        b.connectionClosed(2, delivered: 1000, at: 10.001)
+        b.refused(.wifi, at: 10.002)
+        b.refused(.wifi, at: 10.002)
+        b.state("d1", .suspended(.network), at: 10.1)
+        b.interface(.wifi, up: true, at: 20)
+        b.state("d1", .downloading, at: 20.1)
+        b.state("d1", .downloaded, at: 30)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .passed, "\(verdict.evidence)")
+        // A third at once after the two refusals is a storm.
+        b.refused(.wifi, at: 10.003)
+        let storm = evaluate(id, b)
+        #expect(storm.outcome == .failed)
+        #expect(storm.evidence.contains { $0.text.contains("at most 2 in a row (1 per transfer or open connection cut, 2 cut)") },
+                "\(storm.evidence.map(\.text))")
     }
 
     @Test func waitingAfterAFailureOrRetryingAtOnceOnlyOnceIsBackoff() {

@@ -7,7 +7,8 @@ extension RetryOutage {
     /// conditioner reset it or the connection closed; a transfer the outage cut, when it
     /// ended; attempts made together fail together and are not retries of each other). A retry within `context.retryImmediateWindow` of
     /// that failure is immediate; more than `retryImmediateRun` immediate retries in a
-    /// row, per transfer the outage cut, means the app does not back off, however few
+    /// row, per transfer the outage cut (or per connection of the app open on those
+    /// interfaces when it began, if more), means the app does not back off, however few
     /// its attempts are (an app that gives a stalled connection up after 4 s and
     /// reconnects in 1 ms stays under any count). Nil when the bound holds.
     func judgeSpacing(_ trace: ScenarioTrace, _ context: PropertyContext) -> (t: UInt64, text: String)? {
@@ -26,7 +27,14 @@ extension RetryOutage {
         }
         failures.sort { $0.end < $1.end }
         let window = context.retryImmediateWindow.nanoseconds
-        let transferring = transfersCut
+        // What the outage cut: its transfers, or the app's connections open on those
+        // interfaces when it began if more (an app with two segments on their way has two
+        // connections, and each may be reopened once at once, as HTTP clients do with a
+        // connection found closed).
+        let open = trace.conditionerConnections().filter {
+            allowed.contains($0.interface) && $0.accepted < start && ($0.closed ?? .max) >= start
+        }.count
+        let transferring = max(transfersCut, open)
         let limit = context.retryImmediateRun * transferring
         var run: [(attempt: UInt64, failure: UInt64)] = []
         for attempt in attempts {
@@ -45,7 +53,8 @@ extension RetryOutage {
             return (run[0].attempt, "\(run.count) retries in a row on \(names), each within "
                 + "\(Wording.bound(context.retryImmediateWindow)) of the failure before it, during the outage from "
                 + "\(Wording.time(interval.start)) (\(interval.startCause)): \(listed.joined(separator: ", ")); at most "
-                + "\(limit) in a row (\(context.retryImmediateRun) per transfer cut, \(transferring) cut): no backoff")
+                + "\(limit) in a row (\(context.retryImmediateRun) per transfer or open connection cut, "
+                + "\(transferring) cut): no backoff")
         }
         return nil
     }

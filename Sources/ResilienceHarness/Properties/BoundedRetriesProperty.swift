@@ -22,7 +22,8 @@ extension Property {
     ///   apart, so the attempts are the app's, not one download's: an outage shared by
     ///   several downloads is judged once, naming them.
     /// - **Spacing**, from the conditioner (`judgeSpacing`): no more than
-    ///   `context.retryImmediateRun` retries in a row per transfer cut, each within
+    ///   `context.retryImmediateRun` retries in a row per transfer cut (or per
+    ///   connection of the app open on the outage's interfaces when it began, if more), each within
     ///   `context.retryImmediateWindow` of the failure before it: retries back off.
     /// - **Origin requests**, from the origin's log: for each of those downloads, the
     ///   requests for its video that start inside the outage number at most
@@ -61,7 +62,7 @@ extension Property {
         let attempts = worstAttempts.map { "\($0.count) (\(RetryOutage.format($0.rate)) per second)" } ?? "n/a"
         let requests = worstRequests.map(String.init) ?? "n/a"
         let bounds = "bounds: \(context.retryBurst) + \(RetryOutage.format(context.retryRate)) per second of outage "
-            + "connection attempts, \(context.retryImmediateRun) immediate retry in a row per transfer cut, "
+            + "connection attempts, \(context.retryImmediateRun) immediate retry in a row per transfer or open connection cut, "
             + "\(context.maximumRequestsPerOutage) requests per download"
         return findings.verdict(
             passed: "At most \(attempts) connection attempts per outage and \(requests) origin requests per download per "

@@ -1,3 +1,4 @@
+import BenchCore
 import LinkConditioner
 
 /// Bytes of a media response on their way to the app when it was killed, as the
@@ -74,9 +75,9 @@ extension ScenarioTrace {
         for entry in entries {
             guard case .conditioner(let kind) = entry.event else { continue }
             switch kind {
-            case let .connectionAccepted(id, _, peer):
+            case let .connectionAccepted(id, interface, peer):
                 current[id.rawValue] = connections.count
-                connections.append(ConditionerConnection(id: id.rawValue, peer: peer, accepted: entry.t))
+                connections.append(ConditionerConnection(id: id.rawValue, interface: interface, peer: peer, accepted: entry.t))
             case let .bytesForwarded(id, _, direction, _, total) where direction == .downlink:
                 if let index = current[id.rawValue] { connections[index].delivered = max(connections[index].delivered, total) }
             case let .connectionClosed(id, _, _, stats):
@@ -94,6 +95,8 @@ extension ScenarioTrace {
 /// One connection the conditioner accepted from the app.
 struct ConditionerConnection: Hashable {
     var id: UInt64
+    /// The interface it came through.
+    var interface: InterfaceKind
     /// The app's address, `host:port`.
     var peer: String
     var accepted: UInt64
