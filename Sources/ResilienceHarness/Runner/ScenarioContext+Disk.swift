@@ -78,17 +78,8 @@ extension ScenarioContext {
     /// by content (`.harness(.diskWhilePaused)`, what `pause-holds` compares between
     /// the first read and the last). Hashing runs off the pool, as at a kill.
     func recordPausedDisk(of download: String) async {
-        guard let video = videoOf[download] else { return }
-        let witness = diskWitness
-        let storage = launcher.storage
-        let origin = network.origin
-        let epoch = collector.epoch
-        let now = collector.now
-        let seen = await OffPool.run { witness.snapshot(storage: storage, origin: origin, killedAt: now, epoch: epoch) }
-        let prefix = "/videos/\(video)/"
-        collector.harness(.diskWhilePaused(
-            download: download, stored: seen.stored.filter { $0.hasPrefix(prefix) },
-            partial: seen.partial.filter { $0.key.hasPrefix(prefix) }))
+        guard let seen = await videoOnDisk(of: download) else { return }
+        collector.harness(.diskWhilePaused(download: download, stored: seen.stored, partial: seen.partial))
     }
 
     /// After an inspection of a download the user cancelled or deleted: what is left of
@@ -96,23 +87,24 @@ extension ScenarioContext {
     /// its video) and under the package directory the app had named for it
     /// (`.harness(.leftAfterRemoval)`, what `cancel-delete-clean` judges).
     func recordLeftovers(of download: String) async {
-        guard let video = videoOf[download] else { return }
+        guard let seen = await videoOnDisk(of: download) else { return }
+        let package = packages.lastPackage(of: download).map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
+        let files = await OffPool.run { package.map { DiskFile.walk($0).map(\.relativePath) } ?? [] }
+        collector.harness(.leftAfterRemoval(
+            download: download, stored: seen.stored, partial: seen.partial, packageFiles: files.sorted()))
+    }
+
+    /// The app's storage read now, by content (off the pool), keeping the resources of
+    /// `download`'s video; nil for a download the harness did not request.
+    private func videoOnDisk(of download: String) async -> (stored: [String], partial: [String: Int64])? {
+        guard let video = videoOf[download] else { return nil }
         let witness = diskWitness
         let storage = launcher.storage
         let origin = network.origin
         let epoch = collector.epoch
         let now = collector.now
-        let package = packages.lastPackage(of: download).map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
-        let (seen, files) = await OffPool.run { () -> (DiskIdentification, [String]) in
-            let seen = witness.snapshot(storage: storage, origin: origin, killedAt: now, epoch: epoch)
-            let files = package.map { directory in
-                DiskFile.walk(directory).map(\.relativePath)
-            } ?? []
-            return (seen, files)
-        }
+        let seen = await OffPool.run { witness.snapshot(storage: storage, origin: origin, killedAt: now, epoch: epoch) }
         let prefix = "/videos/\(video)/"
-        collector.harness(.leftAfterRemoval(
-            download: download, stored: seen.stored.filter { $0.hasPrefix(prefix) },
-            partial: seen.partial.filter { $0.key.hasPrefix(prefix) }, packageFiles: files.sorted()))
+        return (seen.stored.filter { $0.hasPrefix(prefix) }, seen.partial.filter { $0.key.hasPrefix(prefix) })
     }
 }
