@@ -71,9 +71,10 @@ public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable 
     /// (breaks `bounded-retries`).
     case noBackoff = "no-backoff"
     /// Says `downloading` while it knows there is no network, as an app whose retry loop
-    /// shows each attempt as downloading does: each time the engine suspends a download
-    /// for the network after the app was given a path with no interface, the app reports
-    /// it downloading again, then suspended (breaks `auto-suspend-on-disconnect`).
+    /// shows each attempt as downloading does: right after it answers a path with no
+    /// interface, and each time the engine suspends a download for the network after
+    /// such a path, the app reports each download suspended for the network downloading
+    /// again, then suspended (breaks `auto-suspend-on-disconnect`).
     case downloadingWhileOffline = "downloading-while-offline"
     /// Reports a download paused as soon as the user pauses it, but stops the engine's
     /// transfer of it only 3 s later, as an app that pauses its list at once and its

@@ -13,6 +13,8 @@ struct AgentMemory: Sendable {
     var lostWifi = false
     /// The last path given had no interface at all.
     var toldOffline = false
+    /// The state last written for each download (`downloadingWhileOffline`).
+    var written: [String: AppState] = [:]
     /// Downloads whose events the app does not tell (`duplicateAfterRelaunch`'s copies).
     var hidden: Set<String> = []
     /// Downloads `pauseOnlyTheList` reported paused before the engine paused them: their
@@ -54,6 +56,30 @@ extension AgentRuntime {
             guard case .stateChanged(_, _, let to) = event, memory.pausedEarly.contains(token.rawValue) else { return false }
             if to == .suspended(.user) { memory.pausedEarly.remove(token.rawValue) }
             return true
+        }
+    }
+
+    /// Notes the states `events` write (what `offlineClaims` starts from).
+    func noteWritten(_ events: [AppEvent]) {
+        guard options.misbehavior == .downloadingWhileOffline else { return }
+        memory.withLock { memory in
+            for case let .stateChanged(download, _, to) in events { memory.written[download] = to }
+        }
+    }
+
+    /// `downloadingWhileOffline`, right after the app answered a path with no interface:
+    /// each download it last showed suspended for the network, shown downloading again,
+    /// then suspended (whichever the engine saw first, the reset or the path).
+    func offlineClaims(after command: AppCommand) -> [AppEvent] {
+        guard options.misbehavior == .downloadingWhileOffline, case .setPath(let path) = command,
+            path.interfaces.isEmpty
+        else { return [] }
+        let waiting = memory.withLock { $0.written.filter { $0.value == .suspended(.network) }.keys.sorted() }
+        return waiting.flatMap { download -> [AppEvent] in
+            [
+                .stateChanged(download: download, from: .suspended(.network), to: .downloading),
+                .stateChanged(download: download, from: .downloading, to: .suspended(.network)),
+            ]
         }
     }
 
