@@ -80,17 +80,27 @@ struct DownModeTests {
         #expect(await f.events.wait(timeout: .seconds(60)) { $0.contains { if case .flowResumed = $0.kind { true } else { false } } })
     }
 
+    /// A connection on WiFi that echoed once, then WiFi blackholed, then a second
+    /// connection made during the blackhole (held); nil, with an issue, when the first
+    /// never echoed.
+    static func openThenBlackholed(_ f: ConditionerFixture) async throws -> (open: BlockingSocket, held: BlockingSocket)? {
+        let open = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
+        #expect(open.write(Array("ping".utf8)))
+        guard case .data = await open.read(timeout: .seconds(5)) else {
+            Issue.record("no echo before the outage")
+            return nil
+        }
+        f.conditioner.setState(.wifi, .down(.blackhole))
+        _ = await f.conditioner.snapshot()  // the command has been handled once this returns
+        return (open, try BlockingSocket.mustConnect(to: f.endpoint(.wifi)))
+    }
+
     @Test func aConnectionTheAppGivesUpDuringABlackholeEndsWhenItDoes() async throws {
         // The conditioner plays the phone's interface: it sees the app close its socket even
         // though nothing crosses the dead link (the judge times retries from that moment).
         let f = try await ConditionerFixture(behaviour: .echo)
         defer { f.stopSoon() }
-        let open = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
-        #expect(open.write(Array("ping".utf8)))
-        guard case .data = await open.read(timeout: .seconds(5)) else { Issue.record("no echo before the outage"); return }
-        f.conditioner.setState(.wifi, .down(.blackhole))
-        _ = await f.conditioner.snapshot()  // the command has been handled once this returns
-        let held = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
+        guard let (open, held) = try await Self.openThenBlackholed(f) else { return }
         #expect(await f.events.wait(timeout: .seconds(60)) {
             $0.filter { if case .connectionAccepted = $0.kind { true } else { false } }.count == 2
         })
@@ -106,12 +116,7 @@ struct DownModeTests {
     @Test func whatTheAppSendsDuringABlackholeArrivesOnceItIsUp() async throws {
         let f = try await ConditionerFixture(behaviour: .echo)
         defer { f.stopSoon() }
-        let open = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
-        #expect(open.write(Array("ping".utf8)))
-        guard case .data = await open.read(timeout: .seconds(5)) else { Issue.record("no echo before the outage"); return }
-        f.conditioner.setState(.wifi, .down(.blackhole))
-        _ = await f.conditioner.snapshot()
-        let held = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
+        guard let (open, held) = try await Self.openThenBlackholed(f) else { return }
         #expect(open.write(Array("sent in the dark".utf8)))
         #expect(held.write(Array("sent before connecting".utf8)))
         #expect(await open.read(timeout: .milliseconds(500)) == .timedOut)
