@@ -28,6 +28,7 @@ enum TraceSamples {
         .connectionRefused(interface: .cellular, peer: "127.0.0.1:50001"),
         .upstreamConnected(connection: 1, interface: .wifi, connectMilliseconds: 0.25),
         .upstreamFailed(connection: 2, interface: .wifi, error: "connection refused"),
+        .appSent(connection: 1, interface: .wifi, bytes: 169),
         .bytesForwarded(connection: 1, interface: .wifi, direction: .downlink, bytes: 100_000, total: 200_000),
         .stalled(connection: 1, interface: .wifi, direction: .downlink, pendingBytes: 4_096),
         .flowResumed(connection: 1, interface: .wifi, direction: .uplink, stalledMilliseconds: 250),

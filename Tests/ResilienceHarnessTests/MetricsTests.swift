@@ -63,6 +63,55 @@ import Testing
         #expect(metrics.figures["bytes_cellular"] == 2000)
     }
 
+    /// Resume promptness from the evidence, not the app's word: WiFi comes back at 20 s
+    /// and the harness tells the app at 20.2 s; both downloads claim `downloading` at
+    /// 20.25 s, but the app sends d1's next request only at 21.7 s (a slow link delivers
+    /// it at 22.5 s). d2's request went at 20.1 s, a retry of its own before the path
+    /// came: 0.
+    @Test func resumePromptnessRunsFromThePathTheAppWasGivenToTheRequestItSent() {
+        var b = TraceBuilder()
+        for (token, video) in [("d1", "clear"), ("d2", "drm")] {
+            b.request(token, video: video, at: 1)
+            b.state(token, .downloading, at: 1.5)
+            b.state(token, .suspended(.network), at: 10.5)
+        }
+        b.interface(.wifi, up: false, at: 10)
+        b.interface(.wifi, up: true, at: 20)
+        b.sentRequest("/videos/drm/400k/seg1.ts", connection: 4, sent: 20.1, reached: 20.3)
+        b.path([.wifi], at: 20.2)
+        b.state("d1", .downloading, at: 20.25)
+        b.state("d2", .downloading, at: 20.25)
+        b.sentRequest("/videos/clear/400k/seg1.ts", connection: 5, sent: 21.7, reached: 22.5)
+        b.state("d1", .downloaded, at: 30)
+        b.state("d2", .downloaded, at: 30)
+        let trace = b.trace
+        #expect(trace.resumeRequests.map { [$0.response.download.token, "\($0.told)", "\($0.latency)"] }
+            == [["d1", "\(ns(20.2))", "\(ns(1.5))"], ["d2", "\(ns(20.2))", "0"]])
+        let metrics = ScenarioMetrics.measure(trace)
+        #expect(metrics.resumeRequestLatencySeconds == 1.5)
+        #expect(metrics.resumeLatencySeconds == 0.25, "the claims said 0.25 s")
+        #expect(metrics.figures["resume_request_latency_s"] == 1.5)
+    }
+
+    /// No path was sent (the profile withheld the update): from the outage's end. A
+    /// download paused when the outage ended, or one that asked nothing before the next
+    /// kill, is left out.
+    @Test func resumePromptnessWithoutAPathRunsFromTheOutagesEnd() {
+        var b = TraceBuilder()
+        b.request("d1", video: "clear", at: 1)
+        b.state("d1", .downloading, at: 1.5)
+        b.request("d2", video: "drm", at: 1)
+        b.state("d2", .downloading, at: 1.5)
+        b.interface(.wifi, up: false, at: 10)
+        b.state("d1", .suspended(.network), at: 10.5)
+        b.state("d2", .suspended(.user), at: 11)
+        b.interface(.wifi, up: true, at: 20)
+        b.sentRequest("/videos/clear/400k/seg1.ts", connection: 5, sent: 23, reached: 23.1)
+        b.sentRequest("/videos/drm/400k/seg1.ts", connection: 6, sent: 24, reached: 24.1)
+        #expect(b.trace.resumeRequests.map(\.latency) == [ns(3)])
+        #expect(ScenarioMetrics.measure(b.trace).resumeRequestLatencySeconds == 3)
+    }
+
     @Test func anEmptyTraceMeasuresNothing() {
         let metrics = ScenarioMetrics.measure(ScenarioTrace([]))
         #expect(metrics == ScenarioMetrics())

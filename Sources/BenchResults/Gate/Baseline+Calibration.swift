@@ -69,7 +69,7 @@ public enum CalibrationRule {
     /// | `time_to_complete_s` | 0.25 | 1 s |
     /// | `goodput_bps` | 0.25 | 0 |
     /// | `wasted_bytes` | 1.0 | 256 KiB |
-    /// | `suspend_latency_s`, `resume_latency_s` | 0 | 0.25 s |
+    /// | `suspend_latency_s`, `resume_latency_s`, `resume_request_latency_s` | 0 | 0.25 s |
     /// | `bytes_refetched_after_crash` | 0 | 64 KiB |
     /// | `requests_during_outages` | 0 | 2 |
     /// | `agent_peak_rss_bytes` | 0.1 | 8 MiB |
@@ -84,7 +84,7 @@ public enum CalibrationRule {
         // processes beside them, beyond three times the spread of 5 calibration runs. A
         // run fails only when it also more than doubles the median's waste.
         case "wasted_bytes": (1.0, 256 * 1024)
-        case "suspend_latency_s", "resume_latency_s": (0, 0.25)
+        case "suspend_latency_s", "resume_latency_s", "resume_request_latency_s": (0, 0.25)
         case "bytes_refetched_after_crash": (0, 64 * 1024)
         case "requests_during_outages": (0, 2)
         case "agent_peak_rss_bytes": (0.1, 8 * 1024 * 1024)

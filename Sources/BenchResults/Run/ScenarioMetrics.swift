@@ -16,6 +16,10 @@ public struct ScenarioMetrics: Sendable, Hashable, Codable {
     public var suspendLatencySeconds: Double?
     /// From an allowed interface coming back to every suspended download downloading.
     public var resumeLatencySeconds: Double?
+    /// From the app being told an allowed interface was back to its next request for the
+    /// download's video (as the conditioner read it), the worst over outages: resume
+    /// promptness from the evidence, not from the app's word.
+    public var resumeRequestLatencySeconds: Double?
     /// Body bytes of segments fetched again after a crash (beyond their `.part`).
     public var bytesRefetchedAfterCrash: Int?
     /// Requests that reached the origin while no allowed interface was up.
@@ -27,7 +31,8 @@ public struct ScenarioMetrics: Sendable, Hashable, Codable {
     public init(
         timeToCompleteSeconds: Double? = nil, goodputBitsPerSecond: Double? = nil, bytesByInterface: [String: Int] = [:],
         wastedBytes: Int? = nil, suspendLatencySeconds: Double? = nil, resumeLatencySeconds: Double? = nil,
-        bytesRefetchedAfterCrash: Int? = nil, requestsDuringOutages: Int? = nil, agentPeakRSSBytes: Int? = nil
+        resumeRequestLatencySeconds: Double? = nil, bytesRefetchedAfterCrash: Int? = nil,
+        requestsDuringOutages: Int? = nil, agentPeakRSSBytes: Int? = nil
     ) {
         self.timeToCompleteSeconds = timeToCompleteSeconds
         self.goodputBitsPerSecond = goodputBitsPerSecond
@@ -35,6 +40,7 @@ public struct ScenarioMetrics: Sendable, Hashable, Codable {
         self.wastedBytes = wastedBytes
         self.suspendLatencySeconds = suspendLatencySeconds
         self.resumeLatencySeconds = resumeLatencySeconds
+        self.resumeRequestLatencySeconds = resumeRequestLatencySeconds
         self.bytesRefetchedAfterCrash = bytesRefetchedAfterCrash
         self.requestsDuringOutages = requestsDuringOutages
         self.agentPeakRSSBytes = agentPeakRSSBytes
@@ -48,6 +54,7 @@ public struct ScenarioMetrics: Sendable, Hashable, Codable {
         figures["wasted_bytes"] = wastedBytes.map(Double.init)
         figures["suspend_latency_s"] = suspendLatencySeconds
         figures["resume_latency_s"] = resumeLatencySeconds
+        figures["resume_request_latency_s"] = resumeRequestLatencySeconds
         figures["bytes_refetched_after_crash"] = bytesRefetchedAfterCrash.map(Double.init)
         figures["requests_during_outages"] = requestsDuringOutages.map(Double.init)
         figures["agent_peak_rss_bytes"] = agentPeakRSSBytes.map(Double.init)

@@ -6,7 +6,7 @@ import BenchCore
 extension ConditionerEvent.Kind: Codable {
     /// The `type` of each case: the case's name.
     public enum Name: String, Codable, CaseIterable, Sendable {
-        case listening, connectionAccepted, connectionRefused, upstreamConnected, upstreamFailed, bytesForwarded
+        case listening, connectionAccepted, connectionRefused, upstreamConnected, upstreamFailed, appSent, bytesForwarded
         case stalled, flowResumed, packetLost, connectionReset, connectionClosed, interfaceUp, interfaceDown
         case linkChanged, listenerFailed, pathChanged, pathPublished, phaseApplied, profileStateHeld
         case profileStateOverridden, timelineFinished, stopped
@@ -26,6 +26,7 @@ extension ConditionerEvent.Kind: Codable {
         case .connectionRefused: .connectionRefused
         case .upstreamConnected: .upstreamConnected
         case .upstreamFailed: .upstreamFailed
+        case .appSent: .appSent
         case .bytesForwarded: .bytesForwarded
         case .stalled: .stalled
         case .flowResumed: .flowResumed
@@ -68,6 +69,10 @@ extension ConditionerEvent.Kind: Codable {
             try c.encode(connection, forKey: .connection)
             try c.encode(interface, forKey: .interface)
             try c.encode(error, forKey: .error)
+        case let .appSent(connection, interface, bytes):
+            try c.encode(connection, forKey: .connection)
+            try c.encode(interface, forKey: .interface)
+            try c.encode(bytes, forKey: .bytes)
         case let .bytesForwarded(connection, interface, direction, bytes, total):
             try c.encode(connection, forKey: .connection)
             try c.encode(interface, forKey: .interface)
@@ -144,6 +149,8 @@ extension ConditionerEvent.Kind: Codable {
                 connectMilliseconds: try value(.connectMilliseconds))
         case .upstreamFailed:
             self = .upstreamFailed(connection: try value(.connection), interface: try value(.interface), error: try value(.error))
+        case .appSent:
+            self = .appSent(connection: try value(.connection), interface: try value(.interface), bytes: try value(.bytes))
         case .bytesForwarded:
             self = .bytesForwarded(
                 connection: try value(.connection), interface: try value(.interface), direction: try value(.direction),

@@ -29,6 +29,12 @@ public struct ConditionerEvent: Codable, Equatable, Sendable {
         case connectionRefused(interface: InterfaceKind, peer: String)
         case upstreamConnected(connection: ConnectionID, interface: InterfaceKind, connectMilliseconds: Double)
         case upstreamFailed(connection: ConnectionID, interface: InterfaceKind, error: String)
+        /// The app began a message on `connection`: the conditioner read its first `bytes`
+        /// from the app's socket, the first read since the connection was accepted or
+        /// since bytes were last delivered to the app on it (so, for HTTP/1.1, one per
+        /// request). Stamped at the read, before any link delay, loss or blackhole hold:
+        /// the app had sent the request by then, whenever it reached the origin.
+        case appSent(connection: ConnectionID, interface: InterfaceKind, bytes: Int)
         /// Periodic and final: `bytes` since the previous report, `total` since the start.
         case bytesForwarded(connection: ConnectionID, interface: InterfaceKind, direction: Direction, bytes: Int, total: Int)
         /// Bytes were waiting but none moved for the stall threshold.

@@ -36,6 +36,9 @@ final class ProxyConnection {
     private var heldFromAppBytes = 0
     /// Reading the app's side into `heldFromApp` (its interface blackholed).
     private var watchingHeldApp = false
+    /// The app's next read begins a message (`appSent`): true when the connection is
+    /// accepted and whenever bytes are delivered to the app.
+    private var appMayBegin = true
     private unowned let core: ConditionerCore
 
     init(id: ConnectionID, interface: InterfaceKind, client: UVTCP, core: ConditionerCore) {
@@ -100,6 +103,7 @@ final class ProxyConnection {
     // MARK: - Reading
 
     private func didRead(_ chunk: Chunk, _ direction: Direction) {
+        if direction == .uplink { noteAppRead(chunk) }
         let wasDrained = isDrained(direction)
         self[direction].bytesArrived(now: core.now, wasDrained: wasDrained)
         core.submit(SliceRun(chunk.whole), from: self, direction: direction)
@@ -164,7 +168,16 @@ final class ProxyConnection {
     /// it the app's side is not read (its kernel buffers the rest, as before).
     static let heldFromAppLimit = 256 * 1024
 
+    /// Stamps the start of what the app sends (`appSent`) at the read, before the link
+    /// delays it: the evidence of when the app asked, whenever the origin sees it.
+    private func noteAppRead(_ chunk: Chunk) {
+        guard appMayBegin else { return }
+        appMayBegin = false
+        core.emit(.appSent(connection: id, interface: interface, bytes: chunk.whole.count))
+    }
+
     private func didReadWhileHeld(_ chunk: Chunk) {
+        noteAppRead(chunk)
         heldFromApp.append(chunk)
         heldFromAppBytes += chunk.whole.count
         if heldFromAppBytes >= Self.heldFromAppLimit { client.stopReading() }
@@ -189,6 +202,7 @@ final class ProxyConnection {
         let held = heldFromApp
         heldFromApp = []
         heldFromAppBytes = 0
+        // Stamped when read (`didReadWhileHeld`); nothing was delivered to the app since.
         for chunk in held where stage == .open { didRead(chunk, .uplink) }
     }
 
@@ -210,6 +224,7 @@ final class ProxyConnection {
         self[direction].bytesInWrite += written
         self[direction].total += written
         stats[bytes: direction] += written
+        if direction == .downlink { appMayBegin = true }
         core.counters[interface]?[bytes: direction] += written
         if let stalled = self[direction].progressed(now: core.now) {
             core.emit(.flowResumed(connection: id, interface: interface, direction: direction,

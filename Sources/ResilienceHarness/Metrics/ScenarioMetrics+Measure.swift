@@ -17,6 +17,7 @@ extension ScenarioMetrics {
     /// - `wastedBytes`: origin bytes sent for media-segment or stored paths, minus the
     ///   content bytes stored (never below 0); nil when no such request was logged.
     /// - `suspendLatencySeconds` / `resumeLatencySeconds`: the worst `OutageResponse` latency.
+    /// - `resumeRequestLatencySeconds`: the worst `ResumeRequest` latency (evidence only).
     /// - `bytesRefetchedAfterCrash`: origin bytes of `refetchCheck` refetches (paths the
     ///   harness found stored whole on disk at the kill) after kills followed by a launch
     ///   that keeps downloads (crash, memory pressure, clean); nil when there was no such kill.
@@ -34,6 +35,7 @@ extension ScenarioMetrics {
             wastedBytes: wastedBytes(trace, content: content),
             suspendLatencySeconds: responses.compactMap(\.suspendLatency).max().map(seconds),
             resumeLatencySeconds: responses.compactMap(\.resumeLatency).max().map(seconds),
+            resumeRequestLatencySeconds: trace.resumeRequests.map(\.latency).max().map(seconds),
             bytesRefetchedAfterCrash: bytesRefetched(trace),
             requestsDuringOutages: requestsDuringOutages(trace),
             agentPeakRSSBytes: peakRSS(trace))

@@ -6,26 +6,32 @@ extension Property {
     /// server's log, the harness's own lifecycle times and the origin's log; the app's
     /// `licenseAcquired` events are claims it checks, never evidence.
     ///
-    /// A license *reached the app* when the HTTP response that carried it ended in the
-    /// origin's log (`LicenseServerLog`): the server issues a license when the request
-    /// arrives, so a slow license server delays only the response, and an app that does
-    /// not wait for it shows. For each protected download (`downloadRequested(protected:
-    /// true)`, its asset from `.harness(.licenseKeyOf)`):
+    /// A license *could have reached the app* once the HTTP response that carried it
+    /// began (its head written, `LicenseServerLog.begun`) and went on to complete in the
+    /// origin's log: the server issues a license when the request arrives, so a slow
+    /// license server delays only the response, and an app that does not wait for it
+    /// shows. Causality, not one stamp: the origin stamps a response's end when its
+    /// write completes, after a fast app may have read it, replied and sent its next
+    /// request. For each protected download (`downloadRequested(protected: true)`, its
+    /// asset from `.harness(.licenseKeyOf)`):
     /// - (a) when the app went to the background (the first `lifecycle(foreground: false)`
     ///   after the request), a license for its asset had reached it, unless the download
     ///   had already ended (`failed`, `notDownloaded`), or the app had asked for it (the
     ///   server issued one) and an outage of every interface the download may use cut
     ///   the response before it arrived and lasted to the background: no app can hold a
     ///   license the network did not deliver (listed, not failed);
-    /// - (b) when its first encrypted segment request started at the origin (the
-    ///   earliest start, `t − duration`, of a media segment of its video after the
-    ///   request), a license for its asset had reached it;
+    /// - (b) when the app sent its first encrypted segment request (the earliest
+    ///   `sentBy` of a media segment of its video after the request: when the
+    ///   conditioner read it from the app, else its start at the origin), a license for
+    ///   its asset had reached it;
     /// - it never goes `→ failed` after a `.agent(.licenseFailed)` with no license for
     ///   its asset reaching it in between (it gave up on its license);
     /// - a protected download with no recorded asset cannot be judged: a violation.
-    /// And (c) no license-server `request_received` (any endpoint) falls in a background
-    /// span (from `lifecycle(foreground: false)` to the next `true`) or carries the
-    /// server's own `app_in_background` flag; (d) every `.agent(.licenseAcquired)` for a
+    /// And (c) no license-server request (any endpoint) was sent in a background span
+    /// (from `lifecycle(foreground: false)` to the next `true`): one that reached the
+    /// server in a span or with the server's own `app_in_background` flag is excused
+    /// when the conditioner read it from the app before the span began (the link held
+    /// it); (d) every `.agent(.licenseAcquired)` for a
     /// protected download comes after the server issued a license for its asset and the
     /// response carrying it began (its head written, a response that then completed),
     /// else the app claimed a license it never fetched. A claim may come before the
@@ -71,9 +77,9 @@ private struct LicenseRule {
             notApplicable: "No protected download was requested.")
     }
 
-    /// What the license server did for `asset` up to `t`, for a violation; for a claim
-    /// (`claim`), when the response began as well as when it ended.
-    private func serverText(_ asset: String, at t: UInt64, claim: Bool = false) -> String {
+    /// What the license server did for `asset` up to `t`, for a violation: when the
+    /// response began (when that was not its end) and when it ended.
+    private func serverText(_ asset: String, at t: UInt64) -> String {
         let issued = log.issued(forAsset: asset)
         guard let first = issued.first else {
             let requests = log.requests(forAsset: asset).count
@@ -83,7 +89,7 @@ private struct LicenseRule {
         guard first.t < t else {
             return "the license server issued its first license for asset \(asset) only at \(Wording.time(first.t))"
         }
-        let began = claim ? first.respondedAt.flatMap { $0 < first.deliveredAt ?? 0 ? "began only at \(Wording.time($0)) and " : nil } ?? "" : ""
+        let began = first.respondedAt.flatMap { $0 < first.deliveredAt ?? 0 ? "began only at \(Wording.time($0)) and " : nil } ?? ""
         let delivery = first.deliveredAt.map { "its response \(began)ended only at \(Wording.time($0))" }
             ?? "no response carrying it completed at the origin"
         return "the license server issued a license for asset \(asset) at \(Wording.time(first.t)), but \(delivery)"
@@ -98,15 +104,17 @@ private struct LicenseRule {
     private mutating func judgeFirstSegment(_ download: TracedDownload, _ asset: String) {
         let first = trace.originRequests(forVideo: download.video)
             .filter { $0.start >= download.requestedAt && OriginPath.isMediaSegment($0.path) }
-            .min { $0.start < $1.start }
+            .min { $0.sentBy < $1.sentBy }
         guard let first else { return }
-        if let held = log.delivered(forAsset: asset, before: first.start) {
-            findings.support(held.deliveredAt ?? held.t, "download \(download.token): \(heldText(held)), before its "
-                + "first encrypted segment \(first.path) started at \(Wording.time(first.start))")
+        let asked = first.sentAt.map { "was sent by \(Wording.time(min($0, first.start))) (read by the conditioner)" }
+            ?? "started at \(Wording.time(first.start))"
+        if let held = log.begun(forAsset: asset, before: first.sentBy) {
+            findings.support(held.respondedAt ?? held.t, "download \(download.token): \(heldText(held)), before its "
+                + "first encrypted segment \(first.path) \(asked)")
         } else {
-            findings.violation(first.start, "origin \(first.record.method) \(first.path), the first encrypted segment of "
-                + "download \(download.token), started at \(Wording.time(first.start)) with no license for it yet: "
-                + serverText(asset, at: first.start))
+            findings.violation(first.sentBy, "origin \(first.record.method) \(first.path), the first encrypted segment of "
+                + "download \(download.token), \(asked) with no license for it yet: "
+                + serverText(asset, at: first.sentBy))
         }
     }
 
@@ -115,7 +123,7 @@ private struct LicenseRule {
         if let state = download.state(atOrBefore: background.start), state == .failed || state == .notDownloaded {
             return
         }
-        if let held = log.delivered(forAsset: asset, before: background.start) {
+        if let held = log.begun(forAsset: asset, before: background.start) {
             findings.support(background.start, "app to background after download \(download.token)'s \(heldText(held))")
         } else if let issued = log.issued(forAsset: asset).last(where: { $0.t < background.start }),
             let outage = trace.interfaces.outages(allowed: download.allowedInterfaces).first(where: {
@@ -150,10 +158,22 @@ private struct LicenseRule {
         for request in log.requests {
             let span = trace.backgroundIntervals.first { $0.contains(request.t) }
             guard span != nil || request.appInBackground else { continue }
+            let what = "license server received a \(request.endpoint.rawValue) request"
+                + "\(request.assetID.map { " for asset \($0)" } ?? "") at \(Wording.time(request.t))"
+            if let sent = request.sentAt, let began = span?.start ?? lastBackground(before: request.t), sent < began {
+                findings.support(request.t, "\(what), in the background since \(Wording.time(began)), but the app had "
+                    + "sent it by \(Wording.time(sent)) (read by the conditioner) in the foreground: the link held it")
+                continue
+            }
             let since = span.map { " (in the background since \(Wording.time($0.start)))" } ?? " (server flag: in background)"
             findings.violation(request.t, "license server received a \(request.endpoint.rawValue) request"
                 + "\(request.assetID.map { " for asset \($0)" } ?? "") while the app was in the background\(since)")
         }
+    }
+
+    /// When the app last went to the background at or before `t`.
+    private func lastBackground(before t: UInt64) -> UInt64? {
+        trace.backgroundIntervals.last { $0.start <= t }?.start
     }
 
     /// (d): returns how many claims were checked.
@@ -170,7 +190,7 @@ private struct LicenseRule {
                     + "after its \(heldText(held))\(began)")
             } else {
                 findings.violation(claim.t, "download \(claim.download) reported licenseAcquired (\(claim.detail)) at "
-                    + "\(Wording.time(claim.t)), but \(serverText(asset, at: claim.t, claim: true)): claimed a license it "
+                    + "\(Wording.time(claim.t)), but \(serverText(asset, at: claim.t)): claimed a license it "
                     + "never fetched")
             }
         }

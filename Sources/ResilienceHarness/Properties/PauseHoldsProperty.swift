@@ -14,10 +14,14 @@ extension Property {
     ///   downloading` on a path update that came just before) is listed, but a download
     ///   that completes, fails or is removed instead of pausing fails;
     /// - until the next accepted `resume` of it (or its cancel or delete, a kill of the
-    ///   agent, or the end of the trace) it does not leave `suspended(user)`, and no
-    ///   origin request for a media segment of its video starts later than `pauseGrace`
-    ///   after the pause took effect (earlier ones were sent before it, still crossing
-    ///   the link), and nothing more of its video is stored: between the harness's
+    ///   agent, or the end of the trace) it does not leave `suspended(user)`, and the
+    ///   app sends no request for a media segment of its video later than `pauseGrace`
+    ///   after the pause took effect: judged by when the conditioner read the request
+    ///   from the app (`sentBy`), not when it reached the origin, so a request sent
+    ///   before the pause and held by a slow link or a blackhole is never counted (the
+    ///   grace covers the app's own write racing its reply on a busy machine, and a
+    ///   request the conditioner did not stamp); and nothing more of its video is
+    ///   stored: between the harness's
     ///   first read of the app's storage in the pause (`.harness(.diskWhilePaused)`, a
     ///   second after the app answered it) and its last (just before the resume), no
     ///   file of the video becomes whole and no partial file grows (bytes in flight at
@@ -145,10 +149,11 @@ private struct PauseRule {
         }
         let from = start.plus(context.pauseGrace.nanoseconds)
         let during = trace.originRequests(forVideo: download.video).filter {
-            OriginPath.isMediaSegment($0.path) && $0.start > from && $0.start < end
+            OriginPath.isMediaSegment($0.path) && $0.sentBy > from && $0.sentBy < end
         }
         for request in during {
-            findings.violation(request.start, "origin \(request.record.method) \(request.path) started at "
+            let sent = request.sentAt.map { _ in "sent by \(Wording.time(request.sentBy)) (read by the conditioner), " } ?? ""
+            findings.violation(request.sentBy, "origin \(request.record.method) \(request.path) \(sent)started at "
                 + "\(Wording.time(request.start)) (\(request.record.bytesSent) bytes) while download \(token) was paused "
                 + "(since \(Wording.time(start)), until \(Wording.time(end)))")
         }

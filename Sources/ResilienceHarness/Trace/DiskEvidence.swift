@@ -29,12 +29,18 @@ extension ScenarioTrace {
     /// The origin requests the app made after `restarts[index]`'s kill: those that
     /// started after its disk snapshot (after the kill when there is none: the old
     /// process is reaped by then, so they are the new one's) and before the next kill,
-    /// by start. Empty for a bad index.
+    /// and that the conditioner read from the app after the kill (`sentBy`: a request
+    /// of the dead process that the link still held reaches the origin later), by
+    /// start. Empty for a bad index.
     public func requests(afterRestart index: Int) -> [TracedOriginRequest] {
         guard restarts.indices.contains(index) else { return [] }
         let from = diskSnapshot(restart: index)?.t ?? restarts[index].kill.t
         let next = nextKill(after: index)
-        return originRequests.filter { $0.start > from && $0.start < next }.sorted { $0.start < $1.start }
+        let kill = restarts[index].kill.t
+        // A request the conditioner read before the kill was the dead app's, however late
+        // the link delivered it to the origin.
+        return originRequests.filter { $0.start > from && $0.start < next && $0.sentBy > kill }
+            .sorted { $0.start < $1.start }
     }
 
     /// The size of the resource at `path` as the origin served it in full: the end of

@@ -72,8 +72,11 @@ public struct LicenseServerLog: Sendable {
     }
 
     /// The first license for `asset` whose response had begun strictly before `t` and
-    /// went on to complete: one the app could have read by `t` (for judging what the app
-    /// claims, which it may do as soon as it has read the response). Nil when none had.
+    /// went on to complete: one the app could have read by `t`. Every rule that asks
+    /// whether the app held a license at an instant it caused (its claim, its next
+    /// request, its reply before the background) uses this, not `delivered`: the origin
+    /// stamps a response's end when its write completes, and a fast app has read, used
+    /// and acted on the license by then. Nil when none had.
     public func begun(forAsset asset: String, before t: UInt64) -> TracedLicenseIssue? {
         issued.filter { $0.assetID == asset && $0.deliveredAt != nil && ($0.respondedAt.map { $0 < t } ?? false) }
             .min { ($0.respondedAt ?? .max) < ($1.respondedAt ?? .max) }
@@ -112,7 +115,8 @@ public struct LicenseServerLog: Sendable {
 
         /// The log, each issued license paired with the origin response that carried
         /// it: in issue order, the earliest-ending unused completed 200 on one of
-        /// `licensePaths` (normalized origin paths) whose span holds the issue time.
+        /// `licensePaths` (normalized origin paths) whose span holds the issue time; and
+        /// each request with when the app had sent it (`TracedLicenseRequest.sentAt`).
         func finish(originRequests: [TracedOriginRequest], licensePaths: Set<String>) -> LicenseServerLog {
             var result = log
             var responses = originRequests.filter {
@@ -127,6 +131,13 @@ public struct LicenseServerLog: Sendable {
                 result.issued[index].respondedAt = response.record.timeToFirstByteNanoseconds
                     .map { min(response.t, response.start &+ $0) } ?? response.t
                 responses.remove(at: best)
+            }
+            let unrelated = originRequests.filter { $0.video == nil }
+            for index in result.requests.indices {
+                let t = result.requests[index].t
+                let under = unrelated.filter { $0.start <= t && t <= $0.t }
+                guard !under.isEmpty, under.allSatisfy({ $0.sentAt != nil }) else { continue }
+                result.requests[index].sentAt = under.compactMap(\.sentAt).max()
             }
             return result
         }

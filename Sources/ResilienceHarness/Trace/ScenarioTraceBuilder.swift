@@ -33,6 +33,11 @@ struct ScenarioTraceBuilder {
     var packageReads: [TracedPackageRead] = []
     var leftovers: [TracedLeftovers] = []
     var pausedDisks: [TracedPausedDisk] = []
+    /// The app's connections through the conditioner by peer address, each with when it
+    /// was accepted and when the app began sending on it (`appSent`), to stamp origin
+    /// requests with `sentAt`.
+    private var appConnections: [String: [AppConnectionSends]] = [:]
+    private var peerOf: [ConnectionID: String] = [:]
 
     mutating func add(_ entry: TraceEntry) {
         switch entry.event {
@@ -53,7 +58,13 @@ struct ScenarioTraceBuilder {
         case let .bytesForwarded(connection, interface, direction, bytes, _):
             linkBytes.append(TracedLinkBytes(
                 t: t, connection: connection, interface: interface, direction: direction, bytes: bytes))
+        case let .appSent(connection, _, _):
+            guard let peer = peerOf[connection], let index = appConnections[peer]?.lastIndex(where: { $0.id == connection })
+            else { return }
+            appConnections[peer]?[index].sends.append(t)
         case let .connectionAccepted(connection, interface, peer):
+            peerOf[connection] = peer
+            appConnections[peer, default: []].append(AppConnectionSends(id: connection, accepted: t))
             attemptIndex[connection] = connectionAttempts.count
             connectionAttempts.append(TracedConnectionAttempt(
                 t: t, interface: interface, outcome: .accepted, connection: connection, peer: peer, resetAt: nil))
@@ -71,8 +82,19 @@ struct ScenarioTraceBuilder {
     private mutating func add(_ record: OriginRequestRecord, at t: UInt64) {
         let path = OriginPath.normalized(record.path)
         let start = t >= record.durationNanoseconds ? t - record.durationNanoseconds : 0
-        originRequests.append(
-            TracedOriginRequest(t: t, start: start, record: record, path: path, video: OriginPath.video(of: path)))
+        originRequests.append(TracedOriginRequest(
+            t: t, start: start, record: record, path: path, video: OriginPath.video(of: path),
+            sentAt: sentAt(of: record, start: start)))
+    }
+
+    /// When the conditioner read the request the origin began at `start`: on the app
+    /// connection its PROXY header names (the latest accepted by then, as ports are
+    /// reused), the last `appSent` at or before `start`.
+    private func sentAt(of record: OriginRequestRecord, start: UInt64) -> UInt64? {
+        guard let peer = record.proxySource,
+            let connection = appConnections[peer]?.last(where: { $0.accepted <= start })
+        else { return nil }
+        return connection.sends.last { $0 <= start }
     }
 
     private mutating func add(_ event: LicenseEvent, at t: UInt64) {
@@ -175,4 +197,12 @@ struct ScenarioTraceBuilder {
             return TracedRestart(kill: kill, launch: launches.first { $0.t >= kill.t && $0.t < next })
         }
     }
+}
+
+/// One app connection through the conditioner, for `ScenarioTraceBuilder.sentAt`.
+private struct AppConnectionSends {
+    var id: ConnectionID
+    var accepted: UInt64
+    /// Each `appSent` on it, in time order.
+    var sends: [UInt64] = []
 }

@@ -54,6 +54,17 @@ public struct TracedOriginRequest: Sendable, Hashable {
     }
     /// The video id of a `/videos/{video}/…` path, else nil.
     public var video: String?
+    /// When the conditioner read the request from the app (`appSent` on the connection
+    /// the PROXY header names, the last one at or before `start`), before any link
+    /// delay, loss or blackhole held it: the app had sent it by then. Nil when the trace
+    /// cannot say (no PROXY header, no such event).
+    public var sentAt: UInt64? = nil
+
+    /// By when the app had sent the request, as causality allows: when the conditioner
+    /// read it, else (nothing recorded) when it reached the origin. Rules that ask "did
+    /// the app ask after X" use this, never the origin's stamp alone: a slow link (or a
+    /// blackhole holding the request) delivers to the origin seconds after the app asked.
+    public var sentBy: UInt64 { sentAt.map { min($0, start) } ?? start }
 }
 
 /// A segment the agent committed (`.agent(.segmentStored)`).
@@ -110,6 +121,11 @@ public struct TracedLicenseRequest: Sendable, Hashable {
     public var assetID: String?
     /// The license server's own background flag at that instant.
     public var appInBackground: Bool
+    /// By when the app had sent it: the latest `sentAt` of the origin requests (not for
+    /// a video) under way when it reached the server, nil when one of them has none
+    /// (`LicenseServerLog.Builder.finish`). A request sent in the foreground may reach
+    /// the server after the background began, held by the link.
+    public var sentAt: UInt64? = nil
 }
 
 /// An agent event about one download that carries only a detail string

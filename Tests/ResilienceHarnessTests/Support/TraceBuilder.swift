@@ -220,6 +220,23 @@ struct TraceBuilder {
         add(seconds, .conditioner(.connectionAccepted(connection: ConnectionID(id), interface: .wifi, peer: peer)))
     }
 
+    /// The app sends a request for `path` on a connection of its own (`connection`,
+    /// accepted just before): the conditioner reads it at `sent` (`appSent`), the link
+    /// holds it, and the origin logs it from `reached` to `reached + duration`.
+    mutating func sentRequest(
+        _ path: String, connection: UInt64, sent: Double, reached: Double, duration: Double = 0.1, bytes: Int = 1000
+    ) {
+        let peer = "127.0.0.1:\(42_000 + connection)"
+        connectionAccepted(connection, peer: peer, at: sent - 0.001)
+        add(sent, .conditioner(.appSent(connection: ConnectionID(connection), interface: .wifi, bytes: 200)))
+        let method = path.hasPrefix("/license") ? "POST" : "GET"
+        let record = OriginRequestRecord(
+            connectionID: connection, interface: "wifi", proxySource: peer, method: method, path: path, range: nil,
+            status: 200, bytesSent: bytes, startedAtNanoseconds: 0, timeToFirstByteNanoseconds: nil,
+            durationNanoseconds: ns(duration), faultRuleID: nil, completed: true)
+        add(reached + duration, .origin(record))
+    }
+
     /// The conditioner has delivered `total` bytes down connection `id` to the app.
     mutating func delivered(_ id: UInt64, total: Int, at seconds: Double) {
         add(seconds, .conditioner(.bytesForwarded(
