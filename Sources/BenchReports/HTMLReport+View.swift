@@ -151,7 +151,7 @@ extension HTMLReportView {
             ScenarioView(
                 index: String(index + 1), name: safe(scenario.name), summary: safe(scenario.summary),
                 status: scenario.unsupportedText.map(safe) ?? (scenario.passed ? "passed" : scenario.error != nil ? "error"
-                    : scenario.preconditions.contains { !$0.met } ? "precondition not met" : "failed"),
+                    : safe(Self.failedStatus(scenario))),
                 statusClass: scenario.unsupported != nil ? "na" : scenario.passed ? "pass" : "fail", hasError: scenario.error != nil,
                 errorText: safe(scenario.error ?? ""),
                 window: MetricComparison.format(Double(scenario.startNanoseconds) / 1e9) + "–"
@@ -168,6 +168,19 @@ extension HTMLReportView {
                 exercised: safe(scenario.exercisedProperties.joined(separator: ", ")))
         }
         legend = Self.legend
+    }
+
+    /// A failed scenario's status: "failed: <every failed property>", with "precondition
+    /// not met" beside them when one was, never instead.
+    static func failedStatus(_ scenario: ScenarioResult) -> String {
+        let failed = scenario.verdicts.filter(\.failed).map(\.property)
+        let unmet = scenario.preconditions.contains { !$0.met }
+        switch (failed.isEmpty, unmet) {
+        case (true, true): return "precondition not met"
+        case (false, true): return "failed: \(failed.joined(separator: ", ")); precondition not met"
+        case (false, false): return "failed: \(failed.joined(separator: ", "))"
+        case (true, false): return "failed"
+        }
     }
 
     static func metricRows(_ scenario: ScenarioResult, comparison: GateComparison?) -> [MetricRow] {

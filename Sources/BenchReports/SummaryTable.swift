@@ -13,9 +13,7 @@ public enum SummaryTable {
             rows.append([
                 result.name,
                 result.unsupported != nil ? "unsupported" : result.passed ? "pass" : "FAIL",
-                result.unsupportedText.map { "(\($0))" } ?? (result.error != nil ? "(scenario error)"
-                    : result.preconditions.contains { !$0.met } ? "(precondition not met)"
-                    : result.verdicts.filter(\.failed).map(\.property).joined(separator: ",")),
+                result.unsupportedText.map { "(\($0))" } ?? failedText(result),
                 metrics.timeToCompleteSeconds.map { String(format: "%.1f s", $0) } ?? "-",
                 metrics.goodputBitsPerSecond.map { String(format: "%.2f Mbit/s", $0 / 1e6) } ?? "-",
                 metrics.wastedBytes.map { String(format: "%.1f KiB", Double($0) / 1024) } ?? "-",
@@ -27,6 +25,15 @@ public enum SummaryTable {
             row.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
                 .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
         }.joined(separator: "\n") + unsupportedNote(report) + coverageNote(report)
+    }
+
+    /// The "failed properties" cell: every failed property, and "(precondition not met)"
+    /// beside them when one was, never instead of them.
+    static func failedText(_ result: ScenarioResult) -> String {
+        var parts = result.verdicts.filter(\.failed).map(\.property)
+        if result.error != nil { parts.append("(scenario error)") }
+        if result.preconditions.contains(where: { !$0.met }) { parts.append("(precondition not met)") }
+        return parts.joined(separator: ",")
     }
 
     /// The run's coverage of the situation model (docs/situations.md): the figure, and the

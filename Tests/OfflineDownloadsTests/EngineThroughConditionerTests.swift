@@ -80,9 +80,13 @@ import Testing
         }.joined(separator: "\n")
         let snapshot = await fixture.conditioner.snapshot()
         let interfaces = snapshot.interfaces.map { "\($0.kind) \($0.state)" }.joined(separator: ", ")
+        // The conditioner's own account (progress reports left out): listeners, accepts, resets.
+        let conditioner = fixture.conditionerEvents.all.filter {
+            if case .bytesForwarded = $0.kind { false } else if case .packetLost = $0.kind { false } else { true }
+        }.suffix(40).map { "  \(Double($0.time) / 1e9) s \($0.kind)" }.joined(separator: "\n")
         return "status \(status); path shown \(fixture.path.currentPath); conditioner \(interfaces), "
             + "\(snapshot.connections.count) connections, published \(snapshot.publishedPath)\nengine events:\n\(events)"
-            + "\norigin requests:\n\(origin)"
+            + "\norigin requests:\n\(origin)\nconditioner events:\n\(conditioner)"
     }
 
     /// The path the OS gives the engine changes without an update being published (a

@@ -20,6 +20,8 @@ struct EngineFixture {
     let conditioner: LinkConditioner
     let scratch: ScratchDirectory
     let path: NetworkPathFeed
+    /// What the conditioner reported, for a failing test's diagnosis.
+    var conditionerEvents = EventCollector()
 
     /// The WiFi listener as a path interface.
     var wifi: PathInterface {
@@ -128,6 +130,7 @@ func withEngine<T>(
     configure(&configuration)
     let server = try await OriginServer.start(configuration: configuration)
     let conditioner: LinkConditioner
+    let events = EventCollector()
     do {
         let profile = Profile(
             name: "engine", seed: 3, duration: .seconds(600),
@@ -137,7 +140,7 @@ func withEngine<T>(
                 upstream: SocketAddress(host: "127.0.0.1", port: UInt16(server.port)),
                 listeners: [.wifi: SocketAddress(host: "127.0.0.12", port: 0), .cellular: SocketAddress(host: "127.0.0.13", port: 0)],
                 proxyProtocol: true, profile: profile, playTimeline: false),
-            sink: EventCollector())
+            sink: events)
     } catch {
         try? await server.stop()
         throw error
@@ -145,7 +148,8 @@ func withEngine<T>(
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
     let fixture = EngineFixture(
-        server: server, conditioner: conditioner, scratch: scratch, path: NetworkPathFeed(NetworkPath(interfaces: [])))
+        server: server, conditioner: conditioner, scratch: scratch, path: NetworkPathFeed(NetworkPath(interfaces: [])),
+        conditionerEvents: events)
     fixture.showPath([.wifi])
     do {
         let result = try await body(fixture)
