@@ -63,6 +63,15 @@ struct HTMLReportView {
         var hasPreconditions: Bool
         /// The properties whose verdict applied, comma-separated.
         var exercised: String
+        /// Each launch's stderr file, beside the report.
+        var logs: [LaunchLogLink]
+        var hasLogs: Bool
+    }
+
+    /// A link to what one launch of the app wrote on its stderr.
+    struct LaunchLogLink {
+        var file: String
+        var label: String
     }
 
     /// A scenario's precondition and whether it was met.
@@ -165,7 +174,13 @@ extension HTMLReportView {
                         detail: safe($0.detail))
                 },
                 hasPreconditions: !scenario.preconditions.isEmpty,
-                exercised: safe(scenario.exercisedProperties.joined(separator: ", ")))
+                exercised: safe(scenario.exercisedProperties.joined(separator: ", ")),
+                logs: (scenario.stderr ?? []).map { log in
+                    LaunchLogLink(
+                        file: safe(log.file(scenario: scenario.name)),
+                        label: "launch \(log.launch) (\(log.bytes) bytes\(log.truncated ? ", its end kept" : ""))")
+                },
+                hasLogs: !(scenario.stderr ?? []).isEmpty)
         }
         legend = Self.legend
     }

@@ -28,12 +28,31 @@ public struct ReportWriter: Sendable {
         _ report: RunReport, trace: [TraceEntry], comparison: GateComparison? = nil, baselineNote: String? = nil,
         to directory: URL
     ) throws(ReportWriterError) -> ReportFiles {
-        try writeFamily(
+        let files = try writeFamily(
             to: directory, trace: trace, json: { () throws(ReportJSONError) in try ReportJSON.encode(report) },
             junit: { JUnitReport.render(report) },
             html: { () throws(HTMLReportError) in
                 try HTMLReport.render(report, trace: trace, comparison: comparison, baselineNote: baselineNote)
             })
+        try writeLaunchLogs(report, to: directory)
+        return files
+    }
+
+    /// Each scenario's launch logs (`LaunchLog.file(scenario:)`), which the HTML report links.
+    func writeLaunchLogs(_ report: RunReport, to directory: URL) throws(ReportWriterError) {
+        for scenario in report.scenarios {
+            for log in scenario.stderr ?? [] {
+                let url = directory.appendingPathComponent(log.file(scenario: scenario.name))
+                do {
+                    try FileManager.default.createDirectory(
+                        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                } catch {
+                    throw .cannotCreateDirectory(path: url.deletingLastPathComponent().path, reason: Self.reason(error))
+                }
+                let cut = log.truncated ? "[the first \(log.bytes - log.tail.utf8.count) bytes left out]\n" : ""
+                try place(url) { url throws(ReportWriterError) in try Self.writeData(Data((cut + log.tail).utf8), to: url) }
+            }
+        }
     }
 
     /// Creates `directory` and writes the four files into it, in order: report.json,

@@ -27,6 +27,26 @@ import Testing
         _ = try ParsedElement.parse(Data(contentsOf: files.reportHTML))
     }
 
+    @Test func eachLaunchsStderrIsKeptBesideTheReportAndLinkedFromItsScenario() throws {
+        let directory = base.appendingPathComponent("Reports/run-stderr")
+        var report = SampleRun.report()
+        report.scenarios[1].stderr = [
+            LaunchLog(launch: 1, bytes: 12, tail: "first <run>\n"),
+            LaunchLog(launch: 3, bytes: 70_000, tail: "…the end: fatal error\n"),
+        ]
+        _ = try ReportWriter().write(report, trace: SampleRun.trace(), to: directory)
+        #expect(try names(in: directory.appendingPathComponent("stderr"))
+            == ["crash-recovery-launch-1.txt", "crash-recovery-launch-3.txt"])
+        let first = try String(contentsOf: directory.appendingPathComponent("stderr/crash-recovery-launch-1.txt"), encoding: .utf8)
+        #expect(first == "first <run>\n")
+        let third = try String(contentsOf: directory.appendingPathComponent("stderr/crash-recovery-launch-3.txt"), encoding: .utf8)
+        #expect(third.hasPrefix("[the first 69976 bytes left out]\n…the end"), "\(third)")
+        let html = try String(contentsOf: directory.appendingPathComponent("report.html"), encoding: .utf8)
+        #expect(html.contains(#"<a href="stderr/crash-recovery-launch-1.txt">launch 1 (12 bytes)</a>"#))
+        #expect(html.contains(#"<a href="stderr/crash-recovery-launch-3.txt">launch 3 (70000 bytes, its end kept)</a>"#))
+        #expect(try ReportJSON.read(from: directory.appendingPathComponent("report.json")) == report)
+    }
+
     @Test func writingAgainReplacesTheFiles() throws {
         let directory = base.appendingPathComponent("again")
         try ReportWriter().write(SampleRun.report(), trace: SampleRun.trace(), to: directory)

@@ -154,6 +154,17 @@ import Testing
         try? FileManager.default.removeItem(atPath: agent.stderrPath)
     }
 
+    /// Without a stderr path the handle's own temporary file takes the app's stderr and
+    /// goes with the handle: nothing is left in the temporary directory.
+    @Test func theDefaultStderrFileGoesWithItsHandle() async throws {
+        var agent: AgentProcess? = try AgentProcess.start(executable: "/bin/sh", arguments: ["-c", "echo said >&2; exec sleep 60"]) { _, _ in }
+        let path = try #require(agent?.stderrPath)
+        await eventually("the app's stderr in its file") { (try? String(contentsOfFile: path, encoding: .utf8)) == "said\n" }
+        await agent?.kill()
+        agent = nil
+        await eventually("the file removed with the handle") { !FileManager.default.fileExists(atPath: path) }
+    }
+
     @Test func aMissingExecutableIsAnIOError() {
         #expect(throws: AgentProcessError.self) {
             try AgentProcess.start(executable: "/nonexistent/bench", arguments: []) { _, _ in }

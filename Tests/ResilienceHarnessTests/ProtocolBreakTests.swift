@@ -87,3 +87,22 @@ import Testing
         #expect(run.report.run.agent == fake.app("caps:inspect,pause").description)
     }
 }
+
+/// What the app writes on its stderr is kept in the scenario's result (the report writer
+/// puts it beside the report: `ReportWriterTests`), not in the temporary directory.
+@Suite(.serialized, .timeLimit(.minutes(5))) struct AppStderrTests {
+    @Test func eachLaunchsStderrGoesToTheResultAndNothingStaysInTheTemporaryDirectory() async throws {
+        let fake = try FakeApp()
+        defer { fake.remove() }
+        let before = Set(try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()))
+        let run = await ProtocolBreakTests.run(fake.app("stderr"), [ProtocolBreakTests.probe("probe-ok", expectBreak: false)])
+        let result = try #require(run.report.scenarios.first)
+        #expect(result.error == nil, "\(result.error ?? "")")
+        let log = try #require(result.stderr?.first)
+        #expect(result.stderr?.count == 1 && log.launch == 1)
+        #expect(log.tail == "fake app: a line on stderr after hello (clean)\n" && log.bytes == log.tail.utf8.count)
+        // The scenario's storage and its launches' stderr files (`deadzone-probe-ok-<pid>-<seed>…`).
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())).subtracting(before)
+        #expect(!left.contains { $0.hasPrefix("deadzone-probe-ok-\(getpid())-") }, "left behind: \(left.sorted())")
+    }
+}

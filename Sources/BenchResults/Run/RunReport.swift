@@ -99,13 +99,18 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
     /// The situations it created (docs/situations.md); nil when it was not played, or in a
     /// report written before coverage was measured.
     public var coverage: ScenarioCoverage?
+    /// What each launch of the app wrote on its stderr, in launch order (nil in a report
+    /// written before it was kept; a launch that wrote nothing is left out).
+    public var stderr: [LaunchLog]?
 
     /// Creates a result.
     public init(
         name: String, summary: String, verdicts: [Verdict], metrics: ScenarioMetrics, startNanoseconds: UInt64,
         endNanoseconds: UInt64, error: String? = nil, preconditions: [PreconditionResult] = [],
-        unsupported: [String]? = nil, load: ScenarioLoad? = nil, coverage: ScenarioCoverage? = nil
+        unsupported: [String]? = nil, load: ScenarioLoad? = nil, coverage: ScenarioCoverage? = nil,
+        stderr: [LaunchLog]? = nil
     ) {
+        self.stderr = stderr
         self.coverage = coverage
         self.load = load
         self.unsupported = unsupported
@@ -137,7 +142,7 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case name, summary, verdicts, metrics, startNanoseconds, endNanoseconds, error, preconditions, unsupported, load
-        case coverage
+        case coverage, stderr
     }
 
     public init(from decoder: any Decoder) throws {
@@ -154,5 +159,6 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
         unsupported = try c.decodeIfPresent([String].self, forKey: .unsupported)
         load = try c.decodeIfPresent(ScenarioLoad.self, forKey: .load)
         coverage = try c.decodeIfPresent(ScenarioCoverage.self, forKey: .coverage)
+        stderr = try c.decodeIfPresent([LaunchLog].self, forKey: .stderr)
     }
 }

@@ -34,6 +34,9 @@ public final class AgentProcess: Sendable {
     let child: ChildProcess
     /// The file the agent's stderr appends to.
     public let stderrPath: String
+    /// `stderrPath` is a temporary file of this handle's own (no path was given): it is
+    /// removed with the handle, so that nothing is left in the temporary directory.
+    let ownsStderrFile: Bool
     let onEvent: @Sendable (_ t: UInt64, _ event: AppEvent) -> Void
     let state: Mutex<State>
     /// The write end of the agent's stdin, -1 once closed; only `writer` touches it.
@@ -62,20 +65,28 @@ public final class AgentProcess: Sendable {
         var violation: ProtocolViolation?
     }
 
-    private init(child: ChildProcess, stdin: Int32, stderrPath: String, onEvent: @escaping @Sendable (UInt64, AppEvent) -> Void) {
+    private init(
+        child: ChildProcess, stdin: Int32, stderrPath: String, ownsStderrFile: Bool,
+        onEvent: @escaping @Sendable (UInt64, AppEvent) -> Void
+    ) {
         self.child = child
         self.stderrPath = stderrPath
+        self.ownsStderrFile = ownsStderrFile
         self.onEvent = onEvent
         state = Mutex(State())
         input = Mutex(stdin)
         writer = DispatchQueue(label: "agent-\(child.pid)-stdin")
     }
 
+    deinit {
+        if ownsStderrFile { try? FileManager.default.removeItem(atPath: stderrPath) }
+    }
+
     /// Starts `executable` with `arguments` (e.g. `bench`, `["agent"]`) and says `hello`:
     /// the protocol version, `storage` (the app's directory, kept across relaunches) and
     /// how the previous process on it ended. Returns once the app answered with a hello
     /// of the same protocol version (`hello`). Its stderr appends to `stderrPath`, by
-    /// default a new file in the temporary directory. `onEvent` gets each event with the
+    /// default a new file in the temporary directory that goes with the handle. `onEvent` gets each event with the
     /// app's timestamp, on the monitor thread.
     /// - Throws: `.protocolMismatch` for another version, `.refused`, `.exited` or
     ///   `.timedOut` when no hello came (the app is killed then).
@@ -129,7 +140,8 @@ public final class AgentProcess: Sendable {
             if stderrPath == nil { try? FileManager.default.removeItem(atPath: errorFile) }
             throw .io("\(error)")
         }
-        let process = AgentProcess(child: child, stdin: child.input!, stderrPath: errorFile, onEvent: onEvent)
+        let process = AgentProcess(
+            child: child, stdin: child.input!, stderrPath: errorFile, ownsStderrFile: stderrPath == nil, onEvent: onEvent)
         let stdout = child.output!
         let monitor = Thread { process.monitor(stdout: stdout) }
         monitor.name = "agent-\(child.pid)-stdout"

@@ -147,7 +147,24 @@ private struct AutoSuspendRule {
         if let state, otherReasons.contains(state) || state == .canceling || state == .notDownloaded {
             return "it was \(state) then, which the network does not decide"
         }
-        return nil
+        return faultExcuse(response, end: end, deadline: deadline)
+    }
+
+    /// The origin would not serve the video: every request the app made for it after the
+    /// outage, in a fault window of the profile, got the fault (a captive portal's page,
+    /// an error status), so the bound runs from the window's end.
+    private func faultExcuse(_ response: OutageResponse, end: UInt64, deadline: UInt64) -> String? {
+        let download = response.download
+        guard let fault = trace.faultKeeping(video: download.video, from: end, before: deadline) else { return nil }
+        let closed = fault.span.end ?? trace.end
+        let bound = closed.plus(context.resumeBound.nanoseconds)
+        let resumed = response.resumption.map { $0.t <= bound } ?? (trace.end < bound)
+        guard resumed else { return nil }
+        let after = response.resumption.map { "; it resumed \(Wording.seconds($0.t > closed ? $0.t - closed : 0)) after" }
+            ?? "; the trace ended before the bound after"
+        return "the origin answered every request for \(download.video) with its fault (\(fault.what)) from "
+            + "\(Wording.time(max(end, fault.span.start))) to \(Wording.time(closed)): nothing could be fetched\(after) "
+            + "the window closed (bound \(Wording.bound(context.resumeBound)))"
     }
 
     /// No download goes `→ downloading` while the app knows that no interface is up

@@ -1,5 +1,6 @@
 import BenchCore
 import Foundation
+import Synchronization
 import AppProtocol
 
 /// One scenario of the suite: a script that plays the OS and the user against the app
@@ -91,15 +92,40 @@ struct AgentLauncher: Sendable {
     var helloTimeout: Duration = AgentProcess.helloTimeout
     /// Sees every event before the collector does (it reads packages the app finished).
     var packages: PackageWatch?
+    /// Where each launch's stderr goes (`launch-<n>.stderr`), read into the report when
+    /// the scenario ends; nil: a file in the temporary directory, left to the caller.
+    var stderrDirectory: String?
+    /// How many launches there were (shared by the copies of this launcher).
+    let launches = LaunchCounter()
+
+    /// The stderr file of launch `n` (1-based), when launches keep one in `stderrDirectory`.
+    static func stderrFile(_ n: Int, in directory: String) -> String { directory + "/launch-\(n).stderr" }
 
     func launch(after termination: RelaunchKind, collector: TraceCollector) async throws -> AgentProcess {
         let packages = packages
+        let n = launches.next()
         return try await AgentProcess.launch(
             executable: app.executable, arguments: app.arguments, storage: storage, after: termination,
-            helloTimeout: helloTimeout
+            stderrPath: stderrDirectory.map { Self.stderrFile(n, in: $0) }, helloTimeout: helloTimeout
         ) { t, event in
             packages?.observe(event)
             collector.agent(event, at: t)
+        }
+    }
+}
+
+/// Numbers the launches of one scenario: 1, 2, 3…
+final class LaunchCounter: Sendable {
+    private let value = Mutex(0)
+
+    /// How many launches there were.
+    var count: Int { value.withLock { $0 } }
+
+    /// The next launch's number.
+    func next() -> Int {
+        value.withLock { count in
+            count += 1
+            return count
         }
     }
 }

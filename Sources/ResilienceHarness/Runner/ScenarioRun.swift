@@ -37,6 +37,7 @@ struct ScenarioRun {
         var origin: OriginCatalogView
         var peakRSSBytes: Int
         var outcome: Outcome
+        var stderr: [LaunchLog]
     }
 
     private enum Playing: Sendable {
@@ -75,11 +76,19 @@ struct ScenarioRun {
             profile.origin, origin: network.origin, collector: collector, start: collector.now)
         let storage = (options.workDirectory as NSString)
             .appendingPathComponent("deadzone-\(scenario.name)-\(getpid())-\(seed)")
-        defer { try? FileManager.default.removeItem(atPath: storage) }
+        // Each launch's stderr, beside the storage (out of the app's sight), read into the
+        // result when the scenario ends; both removed then.
+        let stderrDirectory = storage + "-stderr"
+        defer {
+            try? FileManager.default.removeItem(atPath: storage)
+            try? FileManager.default.removeItem(atPath: stderrDirectory)
+        }
+        try? FileManager.default.createDirectory(atPath: stderrDirectory, withIntermediateDirectories: true)
         let origin = OriginCatalogView(store: network.origin.store)
         let packages = PackageWatch(collector: collector, origin: origin)
         let launcher = AgentLauncher(
-            app: options.app, storage: storage, helloTimeout: options.helloTimeout, packages: packages)
+            app: options.app, storage: storage, helloTimeout: options.helloTimeout, packages: packages,
+            stderrDirectory: stderrDirectory)
         let context = ScenarioContext(
             collector: collector, network: network, launcher: launcher, packages: packages, seed: seed,
             profile: profile, needs: scenario.needs, executor: executor)
@@ -96,9 +105,12 @@ struct ScenarioRun {
         let entries = collector.entries(from: first)
         await network.stop()
         let peak = await context.peakRSSBytes
+        let logs = (0..<launcher.launches.count).compactMap { index in
+            LaunchLog.read(launch: index + 1, path: AgentLauncher.stderrFile(index + 1, in: stderrDirectory))
+        }.filter { $0.bytes > 0 }
         return .played(Played(
             entries: entries, start: start, end: collector.now, links: network.links, origin: origin,
-            peakRSSBytes: peak, outcome: outcome))
+            peakRSSBytes: peak, outcome: outcome, stderr: logs))
     }
 
     /// The verdicts, preconditions and metrics of a played scenario: a pure function of
@@ -119,14 +131,15 @@ struct ScenarioRun {
             // Not played: no verdict, no precondition; reported unsupported, never passed.
             return ScenarioResult(
                 name: scenario.name, summary: scenario.summary, verdicts: [], metrics: ScenarioMetrics(),
-                startNanoseconds: played.start, endNanoseconds: played.end, unsupported: missing, load: outcome.load)
+                startNanoseconds: played.start, endNanoseconds: played.end, unsupported: missing, load: outcome.load,
+                stderr: played.stderr.isEmpty ? nil : played.stderr)
         }
         let coverage = SituationModel.coverage(of: SituationFinder.situations(in: trace, renditions: bounds.renditions))
         return ScenarioResult(
             name: scenario.name, summary: scenario.summary, verdicts: verdicts(trace, bounds), metrics: metrics,
             startNanoseconds: played.start, endNanoseconds: played.end, error: outcome.error,
             preconditions: scenario.preconditions.map { $0.evaluate(trace, bounds) }, load: outcome.load,
-            coverage: coverage
+            coverage: coverage, stderr: played.stderr.isEmpty ? nil : played.stderr
         ).notingLoad()
     }
 

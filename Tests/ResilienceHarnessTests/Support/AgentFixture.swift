@@ -114,9 +114,8 @@ final class AgentFixture: Sendable {
     func launch(after: RelaunchKind = .clean, _ options: [String] = []) async throws -> (AgentProcess, AgentEventLog) {
         let log = AgentEventLog()
         let agent = try await AgentProcess.launch(
-            executable: try benchExecutable(), arguments: ["agent"] + options, storage: storage, after: after,
-            stderrPath: NSTemporaryDirectory() + "deadzone-agent-\(UUID().uuidString.prefix(8)).stderr"
-        ) { _, event in log.append(event) }
+            executable: try benchExecutable(), arguments: ["agent"] + options, storage: storage, after: after
+        ) { _, event in log.append(event) }  // its stderr: a temporary file that goes with the handle
         agents.withLock { $0.append(agent) }
         return (agent, log)
     }

@@ -9,7 +9,8 @@ import ResilienceHarness
 ///
 /// Modes: `garbage` (a line that is not JSON), `fraction` (progress 1.5), `unknown-id`
 /// (a reply to id 999), `no-hello` (never answers hello), `version` (hello with
-/// protocol 2), `caps:a,b` (declares only those capabilities, breaks nothing), `good`.
+/// protocol 2), `caps:a,b` (declares only those capabilities, breaks nothing), `stderr`
+/// (writes a line on its stderr at each hello, breaks nothing), `good`.
 struct FakeApp {
     let directory: String
     var script: String { directory + "/fake_app.py" }
@@ -30,6 +31,9 @@ struct FakeApp {
             name, ident = cmd["name"], cmd["id"]
             if name == "hello":
                 storage = cmd["storage"]
+                if mode == "stderr":
+                    sys.stderr.write("fake app: a line on stderr after hello (%s)\n" % cmd["after"])
+                    sys.stderr.flush()
                 if mode == "no-hello":
                     continue
                 out({"type": "reply", "id": ident, "protocol": 2 if mode == "version" else 1,
