@@ -184,7 +184,10 @@ public final class AgentProcess: Sendable {
                 return nil
             }
             if let ended { return continuation.resume(returning: .failure(ended)) }
-            timer = Timekeeper.shared.schedule(after: timeout) {
+            // Weakly: a cancelled Dispatch timer keeps its block until its deadline, and the
+            // handle (and its stderr file) must be able to go before that.
+            timer = Timekeeper.shared.schedule(after: timeout) { [weak self] in
+                guard let self else { return }
                 let waiting = self.state.withLock { state in
                     state.pending[id] == nil ? false : state.expired.insert(id).inserted
                 }
@@ -237,8 +240,8 @@ public final class AgentProcess: Sendable {
             }
             guard let key else { return continuation.resume() }
             if let timeout {
-                timer = Timekeeper.shared.schedule(after: timeout) {
-                    self.state.withLock { $0.exitWaiters.removeValue(forKey: key) }?.resume()
+                timer = Timekeeper.shared.schedule(after: timeout) { [weak self] in  // weakly: see `send`
+                    self?.state.withLock { $0.exitWaiters.removeValue(forKey: key) }?.resume()
                 }
             }
         }

@@ -114,8 +114,9 @@ final class AgentFixture: Sendable {
     func launch(after: RelaunchKind = .clean, _ options: [String] = []) async throws -> (AgentProcess, AgentEventLog) {
         let log = AgentEventLog()
         let agent = try await AgentProcess.launch(
-            executable: try benchExecutable(), arguments: ["agent"] + options, storage: storage, after: after
-        ) { _, event in log.append(event) }  // its stderr: a temporary file that goes with the handle
+            executable: try benchExecutable(), arguments: ["agent"] + options, storage: storage, after: after,
+            stderrPath: storage + "-stderr-\(UUID().uuidString.prefix(8))"
+        ) { _, event in log.append(event) }
         agents.withLock { $0.append(agent) }
         return (agent, log)
     }
@@ -129,9 +130,11 @@ final class AgentFixture: Sendable {
             allowsCellular: allowsCellular)
     }
 
-    /// Kills every agent still running and removes the storage.
+    /// Kills every agent still running and removes the storage and their stderr files.
     func tearDown() async {
-        for agent in agents.withLock({ $0 }) where agent.isRunning { await agent.kill() }
+        let launched = agents.withLock { $0 }
+        for agent in launched where agent.isRunning { await agent.kill() }
+        for agent in launched { try? FileManager.default.removeItem(atPath: agent.stderrPath) }
         try? FileManager.default.removeItem(atPath: storage)
     }
 }
