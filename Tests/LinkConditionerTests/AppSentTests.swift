@@ -18,11 +18,7 @@ struct AppSentTests {
         let f = try await ConditionerFixture(behaviour: .echo, wifi: .shaped(downlink: .transparent, uplink: slow))
         defer { f.stopSoon() }
         let client = try BlockingSocket.mustConnect(to: f.endpoint(.wifi))
-        // Two writes, each read on its own, before any reply (the link holds the first for
-        // 400 ms): one message as far as the conditioner can tell.
-        #expect(client.write(Array("GET /a".utf8)))
-        #expect(await f.events.wait(timeout: .seconds(60)) { _ in Self.sends(f).count == 1 })
-        #expect(client.write(Array(" HTTP/1.1\r\n\r\n".utf8)))
+        #expect(client.write(Array("GET /a HTTP/1.1\r\n\r\n".utf8)))
         #expect(await client.readAll(limit: 19, idle: .seconds(10)).bytes.count == 19)
         // After a reply, the next write begins the next message.
         #expect(client.write(Array("GET /b HTTP/1.1\r\n\r\n".utf8)))
@@ -34,7 +30,7 @@ struct AppSentTests {
         let sends = Self.sends(f)
         #expect(sends.count == 2, "\(sends)")
         guard let first = sends.first else { return }
-        if case .appSent(_, .wifi, let bytes) = first.kind { #expect(bytes == 6) } else { Issue.record("\(first)") }
+        if case .appSent(_, .wifi, let bytes) = first.kind { #expect(bytes == 19) } else { Issue.record("\(first)") }
         // The first uplink delivery came at least the link's delay after the stamp.
         let delivered = f.events.all.first { if case .bytesForwarded(_, .wifi, .uplink, _, _) = $0.kind { true } else { false } }
         guard let delivered else { Issue.record("no uplink delivery reported"); return }
@@ -47,9 +43,12 @@ struct AppSentTests {
         guard let (open, _) = try await DownModeTests.openThenBlackholed(f) else { return }
         #expect(await f.events.wait(timeout: .seconds(60)) { _ in Self.sends(f).count == 1 })
         let before = f.events.all.last?.time ?? 0
-        #expect(open.write(Array("asked in the dark".utf8)))
+        // Two writes, each read on its own, with nothing delivered to the app in between
+        // (the blackhole holds everything): one message as far as the conditioner can tell.
+        #expect(open.write(Array("asked in".utf8)))
         #expect(await f.events.wait(timeout: .seconds(60)) { _ in Self.sends(f).count == 2 })
         let stamped = Self.sends(f)[1].time
+        #expect(open.write(Array(" the dark".utf8)))
         // Held, not delivered: the stamp is the read, long before the interface is up.
         #expect(await open.read(timeout: .milliseconds(300)) == .timedOut)
         f.conditioner.setState(.wifi, .up)

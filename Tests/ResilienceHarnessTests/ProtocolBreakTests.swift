@@ -95,14 +95,16 @@ import Testing
         let fake = try FakeApp()
         defer { fake.remove() }
         let before = Set(try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()))
-        let run = await ProtocolBreakTests.run(fake.app("stderr"), [ProtocolBreakTests.probe("probe-ok", expectBreak: false)])
+        // A name of its own: the storage path is named after the scenario, the process and
+        // the seed, and ProtocolBreakTests' `probe-ok` may be playing beside it.
+        let run = await ProtocolBreakTests.run(fake.app("stderr"), [ProtocolBreakTests.probe("probe-stderr", expectBreak: false)])
         let result = try #require(run.report.scenarios.first)
         #expect(result.error == nil, "\(result.error ?? "")")
         let log = try #require(result.stderr?.first)
         #expect(result.stderr?.count == 1 && log.launch == 1)
         #expect(log.tail == "fake app: a line on stderr after hello (clean)\n" && log.bytes == log.tail.utf8.count)
-        // The scenario's storage and its launches' stderr files (`deadzone-probe-ok-<pid>-<seed>…`).
+        // The scenario's storage and its launches' stderr files (`deadzone-probe-stderr-<pid>-<seed>…`).
         let left = Set(try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())).subtracting(before)
-        #expect(!left.contains { $0.hasPrefix("deadzone-probe-ok-\(getpid())-") }, "left behind: \(left.sorted())")
+        #expect(!left.contains { $0.hasPrefix("deadzone-probe-stderr-\(getpid())-") }, "left behind: \(left.sorted())")
     }
 }
