@@ -15,7 +15,8 @@ import Darwin
 /// `t` is read under that lock, so the lines are in `t` order and never interleave:
 /// writing the line is the lock's only job, the one place I/O under a lock is meant.
 final class AgentOutput: Sendable {
-    private let lock = Mutex(())
+    /// Held while a line is written; keeps the state each download was last written in.
+    private let lock = Mutex<[String: AppState]>([:])
     private let clock: any TraceClock
     private let descriptor: Int32
 
@@ -35,25 +36,38 @@ final class AgentOutput: Sendable {
         write { .reply(AppReply(id: id, value: value, error: error)) }
     }
 
-    private func write(_ message: () -> AppMessage) {
-        lock.withLock { _ in
-            let value = message()
-            let line: Data
-            do { line = try AppWire.line(value) } catch {
-                AgentLog.write("cannot encode \(value): \(error)")
-                return
+    /// For each download last written in `state`, writes the events `make` gives it, all
+    /// under one hold of the lock: no other line comes between the check and them (a
+    /// misbehaving variant's claims must start from what the harness last read).
+    func events(forDownloadsIn state: AppState, _ make: (String) -> [AppEvent]) {
+        lock.withLock { states in
+            for download in states.filter({ $0.value == state }).keys.sorted() {
+                for event in make(download) { Self.write(.event(t: clock.nowNanoseconds, event), to: descriptor, &states) }
             }
-            line.withUnsafeBytes { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                    if written < 0, errno == EINTR { continue }
-                    guard written > 0 else {
-                        AgentLog.write("stdout failed (\(String(cString: strerror(errno)))); a line was lost")
-                        return
-                    }
-                    offset += written
+        }
+    }
+
+    private func write(_ message: () -> AppMessage) {
+        lock.withLock { states in Self.write(message(), to: descriptor, &states) }
+    }
+
+    private static func write(_ value: AppMessage, to descriptor: Int32, _ states: inout [String: AppState]) {
+        let line: Data
+        do { line = try AppWire.line(value) } catch {
+            AgentLog.write("cannot encode \(value): \(error)")
+            return
+        }
+        if case .event(_, .stateChanged(let download, _, let to)) = value { states[download] = to }
+        line.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0, errno == EINTR { continue }
+                guard written > 0 else {
+                    AgentLog.write("stdout failed (\(String(cString: strerror(errno)))); a line was lost")
+                    return
                 }
+                offset += written
             }
         }
     }

@@ -9,7 +9,7 @@ extension AgentRuntime {
     func answer(_ request: AppRequest) async {
         do {
             output.reply(id: request.id, value: try await perform(request.command))
-            for event in offlineClaims(after: request.command) { output.event(event) }
+            writeOfflineClaims(after: request.command)
         } catch {
             output.reply(id: request.id, error: error.description)
         }

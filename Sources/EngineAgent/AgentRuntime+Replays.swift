@@ -13,8 +13,6 @@ struct AgentMemory: Sendable {
     var lostWifi = false
     /// The last path given had no interface at all.
     var toldOffline = false
-    /// The state last written for each download (`downloadingWhileOffline`).
-    var written: [String: AppState] = [:]
     /// Downloads whose events the app does not tell (`duplicateAfterRelaunch`'s copies).
     var hidden: Set<String> = []
     /// Downloads `pauseOnlyTheList` reported paused before the engine paused them: their
@@ -59,23 +57,16 @@ extension AgentRuntime {
         }
     }
 
-    /// Notes the states `events` write (what `offlineClaims` starts from).
-    func noteWritten(_ events: [AppEvent]) {
-        guard options.misbehavior == .downloadingWhileOffline else { return }
-        memory.withLock { memory in
-            for case let .stateChanged(download, _, to) in events { memory.written[download] = to }
-        }
-    }
-
     /// `downloadingWhileOffline`, right after the app answered a path with no interface:
     /// each download it last showed suspended for the network, shown downloading again,
-    /// then suspended (whichever the engine saw first, the reset or the path).
-    func offlineClaims(after command: AppCommand) -> [AppEvent] {
+    /// then suspended (whichever the engine saw first, the reset or the path). Checked and
+    /// written under the output's lock, so that the engine's own events cannot come in
+    /// between and the claim always starts from the state the harness last read.
+    func writeOfflineClaims(after command: AppCommand) {
         guard options.misbehavior == .downloadingWhileOffline, case .setPath(let path) = command,
             path.interfaces.isEmpty
-        else { return [] }
-        let waiting = memory.withLock { $0.written.filter { $0.value == .suspended(.network) }.keys.sorted() }
-        return waiting.flatMap { download -> [AppEvent] in
+        else { return }
+        output.events(forDownloadsIn: .suspended(.network)) { download in
             [
                 .stateChanged(download: download, from: .suspended(.network), to: .downloading),
                 .stateChanged(download: download, from: .downloading, to: .suspended(.network)),

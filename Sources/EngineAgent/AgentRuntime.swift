@@ -197,7 +197,6 @@ public final class AgentRuntime: Sendable {
             var output = relay.relay(event)
             output.events += await earlyClaim(&relay, after: event)
             output.events += replayClaims(&relay, after: event)
-            noteWritten(output.events)
             for appEvent in output.events { self.output.event(appEvent) }
             guard let token = output.pause else { continue }
             do { try await engine.pause(token) } catch {
