@@ -188,7 +188,7 @@ extension HTMLReportView {
     /// A failed scenario's status: "failed: <every failed property>", with "precondition
     /// not met" beside them when one was, never instead.
     static func failedStatus(_ scenario: ScenarioResult) -> String {
-        let failed = scenario.verdicts.filter(\.failed).map(\.property)
+        let failed = scenario.failedProperties
         let unmet = scenario.preconditions.contains { !$0.met }
         switch (failed.isEmpty, unmet) {
         case (true, true): return "precondition not met"

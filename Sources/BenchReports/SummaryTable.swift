@@ -30,7 +30,7 @@ public enum SummaryTable {
     /// The "failed properties" cell: every failed property, and "(precondition not met)"
     /// beside them when one was, never instead of them.
     static func failedText(_ result: ScenarioResult) -> String {
-        var parts = result.verdicts.filter(\.failed).map(\.property)
+        var parts = result.failedProperties
         if result.error != nil { parts.append("(scenario error)") }
         if result.preconditions.contains(where: { !$0.met }) { parts.append("(precondition not met)") }
         return parts.joined(separator: ",")

@@ -178,7 +178,7 @@ extension Matrix {
         if let unmet = scenario.preconditions.first(where: { !$0.met }) {
             return MatrixCell(outcome: .fail, detail: "precondition not met: \(unmet.name): \(unmet.detail)", link: link)
         }
-        let failed = scenario.verdicts.filter(\.failed).map(\.property)
+        let failed = scenario.failedProperties
         return failed.isEmpty
             ? MatrixCell(outcome: .pass, detail: "every property held", link: link)
             : MatrixCell(outcome: .fail, detail: "failed: " + failed.joined(separator: ", "), link: link)

@@ -135,6 +135,9 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
         unsupported.map { "unsupported: " + $0.joined(separator: ", ") }
     }
 
+    /// The properties whose verdict failed, in verdict order.
+    public var failedProperties: [String] { verdicts.filter(\.failed).map(\.property) }
+
     /// The properties this run of the scenario exercised: those whose verdict applied.
     public var exercisedProperties: [String] {
         verdicts.filter { $0.outcome != .notApplicable }.map(\.property)

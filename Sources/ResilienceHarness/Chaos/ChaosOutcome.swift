@@ -14,7 +14,7 @@ public struct ChaosFailure: Sendable, Hashable {
     /// The failure of `result`; nil when it passed.
     public init?(_ result: ScenarioResult) {
         guard !result.passed else { return nil }
-        properties = result.verdicts.filter(\.failed).map(\.property)
+        properties = result.failedProperties
         error = result.error.map(Self.kind)
         unsupported = result.unsupported
     }
