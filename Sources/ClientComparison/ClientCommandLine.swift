@@ -13,7 +13,7 @@ public enum ClientPlaceholder: String, Sendable, Hashable, CaseIterable, Codable
     /// This `bench` executable (so Deadzone's engine runs as `{bench} download …`).
     case bench
 
-    /// One line for `bench compare --help` and the README.
+    /// One line for `bench compare --help` and docs/comparison.md.
     public var meaning: String {
         switch self {
         case .url: "the master playlist URL through the run's interface"
