@@ -14,7 +14,7 @@ struct OriginCommand: AsyncParsableCommand {
             Runs until Ctrl-C or --duration.
             GET /videos/{id}/manifest.json answers the SHA-256 of every resource of that video (made on \
             first request: it generates every segment of the video).
-            --faults FILE loads HTTP fault rules (JSON, see the README) at start; a bad file exits 2.
+            --faults FILE loads HTTP fault rules (JSON, see docs/origin.md) at start; a bad file exits 2.
             --media synthetic (default) serves seeded bytes that are not decodable, for byte-exact checks; \
             --media real serves H.264/AAC MPEG-TS made by ffmpeg on first request (seconds per segment, \
             then cached in --media-cache), which players, ffmpeg and ffprobe accept.
@@ -45,7 +45,7 @@ struct OriginCommand: AsyncParsableCommand {
     @Option(help: "Stop after this long (e.g. 90s); default: until Ctrl-C.")
     var duration: String?
 
-    @Option(help: "JSON file of HTTP fault rules to apply from the start (see README, The fixture origin).")
+    @Option(help: "JSON file of HTTP fault rules to apply from the start (see docs/origin.md).")
     var faults: String?
 
     func validate() throws {

@@ -37,7 +37,7 @@ struct CompareCommand: AsyncParsableCommand {
     @Option(name: .customLong("client"), help: "A client of your own: NAME='COMMAND' with placeholders (repeatable).")
     var extraClients: [String] = []
 
-    @Option(help: "A YAML file of client definitions (see the README).")
+    @Option(help: "A YAML file of client definitions (see docs/comparison.md).")
     var clientsFile: String?
 
     @Option(help: "Fault modes, comma-separated (default: all).")

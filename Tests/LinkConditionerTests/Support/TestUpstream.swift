@@ -13,7 +13,7 @@ final class TestUpstream: Sendable {
         case stream(bytes: Int)
         /// Send the pattern until the peer goes away (bounded by `limit`).
         case endless(limit: Int)
-        /// Echo everything back until EOF.
+        /// Echo everything back until EOF (or `stop()`), however long the peer is silent.
         case echo
     }
 
@@ -87,8 +87,14 @@ final class TestUpstream: Sendable {
                 sent += 16384
             }
         case .echo:
-            while case .data(let chunk) = socket.read(timeout: .seconds(10)) {
-                guard socket.write(chunk) else { return }
+            // Until the peer goes away or the server stops: a test that is slow to send
+            // its next message (a busy machine) must not find the echo gone.
+            while running.withLock({ $0 }) {
+                switch socket.read(timeout: .seconds(1)) {
+                case .data(let chunk): guard socket.write(chunk) else { return }
+                case .timedOut: continue
+                case .eof, .error: return
+                }
             }
         }
     }
