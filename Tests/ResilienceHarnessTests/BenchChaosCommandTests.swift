@@ -14,10 +14,13 @@ import Testing
         #expect(run.status == 0, "\(run.output)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         let line = try #require(lines.first { $0.hasPrefix("seed 1 ") }, "\(run.output)")
+        // Run from a directory that is not the package: the commands start with the bench's
+        // own path, so that they work as printed.
+        let bench = NSRegularExpression.escapedPattern(for: try benchExecutable())
         let expected = try Regex(
             #"^seed 1  PASS  \d+\.\d s  exercised: [a-z-]+(, [a-z-]+)*  "#
-                + #"rerun: swift run bench chaos --seeds 1 --profile \#(scratch.profile)  "#
-                + #"replay: swift run bench --profile \#(scratch.profile) --seed 1 --scenario-file \#(scratch.out)/seed-1\.yaml$"#)
+                + #"rerun: \#(bench) chaos --seeds 1 --profile \#(scratch.profile)  "#
+                + #"replay: \#(bench) --profile \#(scratch.profile) --seed 1 --scenario-file \#(scratch.out)/seed-1\.yaml$"#)
         #expect(line.wholeMatch(of: expected) != nil, "\(line)")
         #expect(lines.last?.hasPrefix("chaos: 1 of 1 seeds passed, 0 failed; kills with bytes in flight: ") == true, "\(run.stdout)")
         // The file is the generator's for that seed, byte for byte, and it has its reports.

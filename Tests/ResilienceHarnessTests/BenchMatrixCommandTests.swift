@@ -12,7 +12,7 @@ import Testing
         defer { scratch.remove(); fake.remove() }
         let run = try await runBench([
             "matrix", "--agent", "deadzone", "--agent", "small=" + fake.agentArgument("caps:inspect,pause"),
-            "--profile", scratch.profile, "--scenario", "housekeeping", "--out", scratch.out,
+            "--profile", scratch.profile, "--scenario", "housekeeping", "--out", scratch.out, "--jobs", "1",
         ], in: scratch.root)
         #expect(run.status == 0, "\(run.output)")
         #expect(run.stdout.contains("deadzone @ cli-test: 1 pass"), "\(run.stdout)")
@@ -30,5 +30,18 @@ import Testing
         #expect(html.contains(#"href="deadzone--cli-test/report.html#scenario-1""#))
         #expect(html.contains(#"title="unsupported: cancelAndDelete, licenses, rentals""#), "\(html.prefix(3000))")
         #expect(scratch.text("junit.xml").contains(#"<testsuite name="small @ cli-test""#))
+        // --jobs reaches each run (its report says how many scenarios played at once).
+        let report = try #require(try JSONSerialization.jsonObject(
+            with: Data(scratch.text("deadzone--cli-test/report.json").utf8)) as? [String: Any])
+        #expect((report["run"] as? [String: Any])?["jobs"] as? Int == 1)
+    }
+
+    @Test func jobsBelowOneIsBadInputBeforeAnythingRuns() async throws {
+        let scratch = try BenchRunCommandTests.Scratch()
+        defer { scratch.remove() }
+        let run = try await runBench(["matrix", "--agent", "deadzone", "--jobs", "0", "--out", scratch.out], in: scratch.root)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("--jobs must be at least 1"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.out))
     }
 }

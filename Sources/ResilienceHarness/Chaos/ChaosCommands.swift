@@ -41,17 +41,18 @@ struct ChaosCommands {
 
     /// The app's arguments as a shell would take them back.
     private var app: String {
-        options.appArguments.map { " " + Self.quoted($0) }.joined()
+        options.appArguments.map { " " + BenchInvocation.quoted($0) }.joined()
     }
 
-    /// `swift run bench chaos --seeds 17 --profile P …`: the seed generated and run again.
+    /// `swift run bench chaos --seeds 17 --profile P …` (or the bench's own path): the
+    /// seed generated and run again.
     func rerun(_ seed: UInt64) -> String {
-        "swift run bench chaos --seeds \(seed) --profile \(Self.quoted(options.profilePath))\(app)"
+        "\(options.invocation) chaos --seeds \(seed) --profile \(BenchInvocation.quoted(options.profilePath))\(app)"
     }
 
     /// `swift run bench --profile P --seed 17 --scenario-file F …`: the file played as is.
     func replay(_ seed: UInt64, file: String) -> String {
-        "swift run bench --profile \(Self.quoted(options.profilePath)) --seed \(seed) --scenario-file \(Self.quoted(file))\(app)"
+        "\(options.invocation) --profile \(BenchInvocation.quoted(options.profilePath)) --seed \(seed) --scenario-file \(BenchInvocation.quoted(file))\(app)"
     }
 
     /// `seed 17  FAIL crash-recovery  31.2 s  exercised: …  rerun: …  replay: …`; a
@@ -120,11 +121,5 @@ struct ChaosCommands {
             + "; bytes the disk held at a kill fetched again: \(evidence.bytesLostToKills)"
             + "; coverage: \(run.coverage.coverage.summary), \(run.coverage.pairs) pairs in all (\(coverageFile))"
             + "; wall time \(Units.format(.seconds(Int64(run.wallSeconds.rounded()))))"
-    }
-
-    /// `text` as one shell word: as is when it is plain, else in single quotes.
-    static func quoted(_ text: String) -> String {
-        let plain = !text.isEmpty && text.allSatisfy { $0.isLetter || $0.isNumber || "-_./=:,+@%".contains($0) }
-        return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

@@ -29,6 +29,9 @@ public struct ChaosOptions: Sendable {
     /// reached new situation pairs, until a goal or a bound (`ChaosGuide`); nil plays the
     /// seeds alone.
     public var guidance: ChaosGuidance?
+    /// How the printed reruns and replays start: `swift run bench` by default;
+    /// `bench chaos` gives `BenchInvocation.current`, so they work as printed.
+    public var invocation = "swift run bench"
 
     public init(
         seeds: [UInt64], profile: Profile, profilePath: String, directory: String, appArguments: [String] = [],

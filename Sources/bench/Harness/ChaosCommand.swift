@@ -60,6 +60,7 @@ struct ChaosCommand: AsyncParsableCommand {
             shrinkRuns: shrinkRuns, shrinkTime: budget
         ) { seed in try suite.harnessOptions(profile: loaded, seed: seed) }
         (options.jobs, options.stopAtFirstFailure, options.guidance) = (jobs, stopAtFirstFailure, guidance)
+        options.invocation = BenchInvocation.current
         let output = DescriptorWriter(descriptor: 1)
         let result = try await ChaosRunner.run(options, writeReports: { _ = try SuiteRun.write($0, comparison: nil, to: $1) }) {
             output.write($0 + "\n")

@@ -43,6 +43,9 @@ struct MatrixCommand: AsyncParsableCommand {
     @Option(name: .customLong("time-limit"), help: "Seconds one scenario may take before it is stopped and failed.")
     var timeLimit: Double = 240
 
+    @Option(help: "How many scenarios of one run play at the same time (default: all, at most \(SuiteRun.defaultJobs); 1: one by one). The runs themselves go one after another.")
+    var jobs: Int?
+
     /// The builtin engines' command lines, for a profile's seed.
     static func builtin(_ name: String, seed: UInt64) -> AppCommandLine? {
         if name == "python" { return AppCommandLine(executable: "python3", arguments: ["examples/agents/python/agent.py"]) }
@@ -58,6 +61,7 @@ struct MatrixCommand: AsyncParsableCommand {
     func run() async throws {
         guard !agents.isEmpty else { exitBadInput("give at least one --agent (e.g. --agent deadzone --agent mine='python3 my_agent.py')") }
         guard timeLimit > 0 else { exitBadInput("--time-limit must be a positive number of seconds") }
+        if let jobs, jobs < 1 { exitBadInput("--jobs must be at least 1 (1 plays the scenarios one after another)") }
         let specs: [MatrixAgentSpec]
         do { specs = try agents.map { text throws(MatrixAgentSpecError) in try MatrixAgentSpec(parsing: text) } } catch {
             exitBadInput(error.description)
@@ -89,7 +93,7 @@ struct MatrixCommand: AsyncParsableCommand {
             options: { entry in
                 HarnessOptions(
                     profile: entry.profile, profilePath: entry.profilePath, seed: seed ?? entry.profile.seed,
-                    timeLimit: limit, app: entry.app, agentName: entry.agent, jobs: SuiteRun.defaultJobs)
+                    timeLimit: limit, app: entry.app, agentName: entry.agent, jobs: jobs ?? SuiteRun.defaultJobs)
             },
             started: { entry, index in
                 output.write("== [\(index + 1)/\(entries.count)] \(entry.agent) under \(entry.profile.name): \(entry.app.description)\n")
