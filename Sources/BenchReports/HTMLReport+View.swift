@@ -1,4 +1,5 @@
 import AppProtocol
+import BenchCore
 import BenchResults
 import Foundation
 
@@ -25,6 +26,11 @@ struct HTMLReportView {
     var legend: [Fact]
     /// The situation coverage grid; nil for a report written before coverage was measured.
     var coverage: CoverageGrid?
+    /// What failed and the scenario × property grid: the top of the page.
+    var grid: VerdictGrid
+    var hasFailures: Bool
+    /// The command line that plays the run again (profile, seed, scenarios, app).
+    var rerun: String
 
     /// A label and a value (or a CSS class, for legend entries).
     struct Fact {
@@ -38,6 +44,8 @@ struct HTMLReportView {
     }
 
     struct VerdictRow {
+        /// The row's id, the target of the grid's cells.
+        var id: String
         var scenario: String
         var property: String
         var outcome: String
@@ -119,16 +127,18 @@ extension HTMLReportView {
         }
         versions = HTMLReportView.facts(report.run.versions)
         machine = HTMLReportView.facts(report.run.machine)
-        verdicts = report.scenarios.flatMap { scenario in
+        verdicts = report.scenarios.enumerated().flatMap { index, scenario in
+            let anchors = ScenarioAnchors(index: index)
             if let text = scenario.unsupportedText {
                 return [VerdictRow(
-                    scenario: safe(scenario.name), property: "(every property)", outcome: safe(text), outcomeClass: "na",
+                    id: anchors.scenario + "-unsupported", scenario: safe(scenario.name), property: "(every property)",
+                    outcome: safe(text), outcomeClass: "na",
                     summary: "Not played: the app's hello does not declare what this scenario needs; never counted as passed.",
                     hasEvidence: false, evidenceCount: "0", evidence: [])]
             }
             return scenario.verdicts.map { verdict in
                 VerdictRow(
-                    scenario: safe(scenario.name), property: safe(verdict.property),
+                    id: anchors.verdict(verdict.property), scenario: safe(scenario.name), property: safe(verdict.property),
                     outcome: verdict.outcome.rawValue.replacingOccurrences(of: "_", with: " "),
                     outcomeClass: verdict.outcome == .passed ? "pass" : verdict.outcome == .failed ? "fail" : "na",
                     summary: safe(verdict.summary), hasEvidence: !verdict.evidence.isEmpty,
@@ -183,6 +193,24 @@ extension HTMLReportView {
                 hasLogs: !(scenario.stderr ?? []).isEmpty)
         }
         legend = Self.legend
+        grid = VerdictGrid(report, comparison: comparison)
+        hasFailures = !grid.failures.isEmpty
+        rerun = safe(Self.rerun(report))
+    }
+
+    /// `swift run bench --profile P --seed S --scenario A … --agent 'C'`: the run again, as
+    /// far as its report can say (a scenario given as a file is named, not its file).
+    static func rerun(_ report: RunReport) -> String {
+        let quoted = BenchInvocation.quoted
+        var words = ["swift run bench --profile", quoted(report.run.profilePath), "--seed", String(report.run.seed)]
+        for scenario in report.scenarios { words += ["--scenario", quoted(scenario.name)] }
+        let misbehave = "deadzone --misbehave "
+        if let agent = report.run.agent, agent != "deadzone" {
+            words += agent.hasPrefix(misbehave) ? ["--misbehave", quoted(String(agent.dropFirst(misbehave.count)))]
+                : ["--agent", quoted(agent)]
+        }
+        if let jobs = report.run.jobs { words += ["--jobs", String(jobs)] }
+        return words.joined(separator: " ")
     }
 
     /// A failed scenario's status: "failed: <every failed property>", with "precondition
@@ -245,4 +273,5 @@ extension HTMLReportView {
             Fact(key: $0, value: "st-" + TimelineSVG.cssName($0))
         }
         + Timeline.Marker.Kind.allCases.map { Fact(key: "agent \($0.rawValue)", value: "mk-\($0.rawValue)") }
+        + [Fact(key: "failed property, where its evidence begins", value: "mk-failed")]
 }

@@ -3,9 +3,10 @@ import BenchVocabulary
 import Foundation
 
 /// `report.html`: one self-contained page (inline CSS and SVG, no script, no external
-/// reference) with the run's metadata, every verdict, each scenario's metrics against
-/// the baseline and its timeline, rendered with `Templates/report.mustache`
-/// (`ReportTemplates`).
+/// reference) that answers first: what failed, one sentence each, and the scenario ×
+/// property grid (`VerdictGrid`); then the gate, every verdict with its evidence, each
+/// scenario's metrics against the baseline and its timeline (failures marked), and the
+/// run's facts, folded. Rendered with `Templates/report.mustache` (`ReportTemplates`).
 ///
 /// The markup is XHTML-compatible (every element closed, attributes quoted, text
 /// escaped), so XML tools read it as well as browsers. Stateless; call from any thread.
@@ -23,10 +24,12 @@ public enum HTMLReport {
         let ordered = zip(trace, trace.dropFirst()).allSatisfy { $0.t <= $1.t }
             ? trace : trace.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
         let tagged = ordered.contains { $0.scenario != nil }
-        let timelines = report.scenarios.map { scenario in
+        let timelines = report.scenarios.enumerated().map { index, scenario in
             // Scenarios played concurrently overlap in time: each draws only its own entries.
             let entries = tagged ? ordered.filter { $0.scenario == scenario.name } : ordered
-            return TimelineSVG(Timeline(entries: entries, start: scenario.startNanoseconds, end: scenario.endNanoseconds))
+            var timeline = Timeline(entries: entries, start: scenario.startNanoseconds, end: scenario.endNanoseconds)
+            timeline.markFailures(scenario.verdicts, anchors: ScenarioAnchors(index: index))
+            return TimelineSVG(timeline)
         }
         return try ReportTemplates.render(HTMLReportView(report: report, comparison: comparison, baselineNote: baselineNote, timelines: timelines), with: "report")
     }

@@ -2,9 +2,10 @@ import Foundation
 import Mustache
 
 /// The page templates of `Templates/`, read and parsed once: `report` (a scenario
-/// run), `compare` (a comparison) and the `style` partial both include.
+/// run), `compare` (a comparison) and the partials both include: `style` (the CSS) and
+/// `timeline` (the inside of a timeline's `<svg>`).
 enum ReportTemplates {
-    static let names = ["report", "compare", "style"]
+    static let names = ["report", "compare", "style", "timeline"]
 
     /// The library, or why it cannot be made.
     static let library: Result<MustacheLibrary, HTMLReportError> = {

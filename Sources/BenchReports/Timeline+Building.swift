@@ -1,4 +1,5 @@
 import AppProtocol
+import BenchResults
 import BenchCore
 import BenchVocabulary
 
@@ -22,6 +23,7 @@ extension Timeline {
         var downloads = SpanTracker(start: start, end: end)
         var lifecycle = SpanTracker(start: start, end: end)
         var beforeDeath: [String: String] = [:]
+        var videos: [String: String] = [:]
         var named: [String] = []
         var namedSet: Set<String> = []
         var markers: [Marker] = []
@@ -33,14 +35,14 @@ extension Timeline {
             guard let download, t >= start, namedSet.insert(download).inserted else { return }
             named.append(download)
         }
-        func agentDied(at t: UInt64) {
+        func agentDied(at t: UInt64, cause: String) {
             for (download, state) in downloads.current where state != Self.agentDown {
                 beforeDeath[download] = state
-                downloads.set(download, Self.agentDown, at: t)
+                downloads.set(download, Self.agentDown, at: t, cause: cause)
             }
         }
-        func agentLaunched(at t: UInt64) {
-            for (download, state) in beforeDeath { downloads.set(download, state, at: t) }
+        func agentLaunched(at t: UInt64, cause: String) {
+            for (download, state) in beforeDeath { downloads.set(download, state, at: t, cause: cause) }
             beforeDeath = [:]
         }
 
@@ -48,12 +50,15 @@ extension Timeline {
             let t = entry.t
             if t > end { break }
             let inWindow = t >= start
+            // The trace line behind a span or a mark, made only for those drawn.
+            var cause: String { inWindow ? Self.line(entry) : "" }
             switch entry.event {
             case .conditioner(let event):
-                network.add(event, at: t)
+                network.add(event, at: t, cause: cause)
                 switch event {
-                case let .interfaceUp(interface): interfaces.set(interface.rawValue, "up", at: t)
-                case let .interfaceDown(interface, mode): interfaces.set(interface.rawValue, "down(\(mode.rawValue))", at: t)
+                case let .interfaceUp(interface): interfaces.set(interface.rawValue, "up", at: t, cause: cause)
+                case let .interfaceDown(interface, mode):
+                    interfaces.set(interface.rawValue, "down(\(mode.rawValue))", at: t, cause: cause)
                 case let .bytesForwarded(_, interface, direction, bytes, _):
                     interfaces.touch(interface.rawValue, "up", at: t)
                     if inWindow, direction == .downlink {
@@ -81,43 +86,55 @@ extension Timeline {
                 case let .stateChanged(download, _, to):
                     name(download, at: t)
                     beforeDeath[download] = nil
-                    downloads.set(download, to == .notDownloaded ? nil : to.description, at: t)
+                    downloads.set(download, to == .notDownloaded ? nil : to.description, at: t, cause: cause)
                 case let .evicted(download):
                     name(download, at: t)
                     downloads.set(download, nil, at: t)
                 case .launched:
-                    agentLaunched(at: t)
+                    agentLaunched(at: t, cause: cause)
                 default:
                     name(event.download, at: t)
                 }
             case .harness(let event):
-                network.add(event, at: t)
+                network.add(event, at: t, cause: cause)
                 switch event {
                 case let .interfaceSet(interface, up, mode):
-                    interfaces.set(interface.rawValue, up ? "up" : mode.map { "down(\($0.rawValue))" } ?? "down", at: t)
+                    interfaces.set(
+                        interface.rawValue, up ? "up" : mode.map { "down(\($0.rawValue))" } ?? "down", at: t, cause: cause)
                 case let .pathGiven(given):
                     for interface in given { interfaces.touch(interface.rawValue, "up", at: t) }
                 case let .lifecycle(foreground):
-                    lifecycle.set("app", foreground ? "foreground" : "background", at: t)
-                case let .downloadRequested(_, download, _, _, _):
+                    lifecycle.set("app", foreground ? "foreground" : "background", at: t, cause: cause)
+                case let .downloadRequested(video, download, _, _, _):
                     name(download, at: t)
+                    if let download { videos[download] = video }
                 case let .userAction(_, download, _):
                     name(download, at: t)
                 case let .killed(pid, reason):
-                    agentDied(at: t)
-                    if inWindow { markers.append(Marker(t: t, kind: .killed, text: "agent \(pid) killed: \(reason)")) }
+                    agentDied(at: t, cause: cause)
+                    if inWindow {
+                        markers.append(Marker(t: t, kind: .killed, text: "agent \(pid) killed: \(reason)", cause: cause))
+                    }
                 case let .launched(pid, after):
-                    agentLaunched(at: t)
-                    if inWindow { markers.append(Marker(t: t, kind: .launched, text: "agent \(pid) launched after \(after)")) }
+                    agentLaunched(at: t, cause: cause)
+                    if inWindow {
+                        markers.append(Marker(t: t, kind: .launched, text: "agent \(pid) launched after \(after)", cause: cause))
+                    }
                 case let .agentExited(pid, status):
-                    agentDied(at: t)
-                    if inWindow { markers.append(Marker(t: t, kind: .exited, text: "agent \(pid) exited with status \(status)")) }
+                    agentDied(at: t, cause: cause)
+                    if inWindow {
+                        markers.append(Marker(t: t, kind: .exited, text: "agent \(pid) exited with status \(status)", cause: cause))
+                    }
                 case let .clientLaunched(client, _, pid, attempt):
                     if inWindow {
-                        markers.append(Marker(t: t, kind: .launched, text: "\(client) \(pid) started (attempt \(attempt))"))
+                        markers.append(Marker(
+                            t: t, kind: .launched, text: "\(client) \(pid) started (attempt \(attempt))", cause: cause))
                     }
                 case let .clientExited(client, pid, status):
-                    if inWindow { markers.append(Marker(t: t, kind: .exited, text: "\(client) \(pid) exited with status \(status)")) }
+                    if inWindow {
+                        markers.append(Marker(
+                            t: t, kind: .exited, text: "\(client) \(pid) exited with status \(status)", cause: cause))
+                    }
                 default:
                     break
                 }
@@ -138,13 +155,29 @@ extension Timeline {
                 InterfaceLane(name: name, spans: interfaceSpans[name] ?? [], bytesPerBucket: buckets.empty, throughputSource: "none")
             }
         }
-        self.downloads = named.map { StateLane(name: $0, spans: downloadSpans[$0] ?? []) }
+        self.downloads = named.map { StateLane(name: $0, video: videos[$0], spans: downloadSpans[$0] ?? []) }
         self.lifecycle = lifecycle.finish()["app"] ?? []
         self.markers = markers
         self.profileChanges = network.profile
         self.scenarioSteps = network.scenario
         self.originFaults = network.finishWindows()
         self.bucketNanoseconds = buckets.width
+    }
+}
+
+extension Timeline {
+    /// `entry` as its line of `trace.jsonl`, for a hover.
+    static func line(_ entry: TraceEntry) -> String {
+        (try? TraceFile.line(for: entry)).flatMap { String(data: $0, encoding: .utf8) } ?? ""
+    }
+
+    /// Marks each failed verdict of `verdicts` at the first moment its evidence names
+    /// inside the window (the window's end when none does).
+    mutating func markFailures(_ verdicts: [Verdict], anchors: ScenarioAnchors) {
+        failures = verdicts.filter(\.failed).map { verdict in
+            let t = verdict.evidence.map(\.t).first { $0 >= start && $0 <= end } ?? end
+            return FailureMark(t: t, property: verdict.property, text: verdict.summary, anchor: anchors.failure(verdict.property))
+        }
     }
 }
 

@@ -26,7 +26,7 @@ extension Timeline {
             self.end = end
         }
 
-        mutating func add(_ event: ConditionerEvent.Kind, at t: UInt64) {
+        mutating func add(_ event: ConditionerEvent.Kind, at t: UInt64, cause: @autoclosure () -> String = "") {
             switch event {
             case let .interfaceUp(interface): recent.append((t, "\(interface) up", false))
             case let .interfaceDown(interface, mode): recent.append((t, "\(interface) down(\(mode.rawValue))", false))
@@ -45,19 +45,19 @@ extension Timeline {
                 let what = mine.isEmpty ? ": nothing left to change" : ": " + mine.map(\.text).joined(separator: ", ")
                 profile.append(NetworkChange(
                     t: t, kind: mine.contains { $0.held } ? .profileHeld : .profile,
-                    text: "profile \(name) (at \(Self.seconds(at)) s)\(what)"))
+                    text: "profile \(name) (at \(Self.seconds(at)) s)\(what)", cause: cause()))
             default:
                 break
             }
         }
 
-        mutating func add(_ event: HarnessEvent, at t: UInt64) {
+        mutating func add(_ event: HarnessEvent, at t: UInt64, cause: @autoclosure () -> String = "") {
             switch event {
             case let .interfaceSet(interface, up, mode):
                 recent = []
                 guard t >= start else { return }
                 let state = up ? "up" : "down(\(mode?.rawValue ?? "reset"))"
-                scenario.append(NetworkChange(t: t, kind: .scenario, text: "scenario: \(interface) \(state)"))
+                scenario.append(NetworkChange(t: t, kind: .scenario, text: "scenario: \(interface) \(state)", cause: cause()))
             case let .originFaultBegan(index, label, _, fault, _):
                 open[index] = (t, (label.map { "\($0): " } ?? "") + fault)
             case let .originFaultEnded(index, _, _):

@@ -7,6 +7,7 @@ extension Timeline {
         /// The state of each thing now, and since when.
         private(set) var current: [String: String] = [:]
         private var since: [String: UInt64] = [:]
+        private var causes: [String: String] = [:]
         private var spans: [String: [Span]] = [:]
 
         init(start: UInt64, end: UInt64) {
@@ -14,20 +15,22 @@ extension Timeline {
             self.end = end
         }
 
-        /// `key` is in `state` from `t` (nil: in no state worth drawing).
-        mutating func set(_ key: String, _ state: String?, at t: UInt64) {
+        /// `key` is in `state` from `t` (nil: in no state worth drawing); `cause` (made
+        /// only when the state changes) is the trace line that says so.
+        mutating func set(_ key: String, _ state: String?, at t: UInt64, cause: @autoclosure () -> String = "") {
             if let old = current[key] {
                 if old == state { return }
                 close(key, old, at: t)
             }
             current[key] = state
             since[key] = state == nil ? nil : t
+            causes[key] = state == nil ? nil : cause()
             if spans[key] == nil { spans[key] = [] }
         }
 
         /// `key` is in `state` from `t` unless its state is already known.
-        mutating func touch(_ key: String, _ state: String, at t: UInt64) {
-            if current[key] == nil { set(key, state, at: t) }
+        mutating func touch(_ key: String, _ state: String, at t: UInt64, cause: @autoclosure () -> String = "") {
+            if current[key] == nil { set(key, state, at: t, cause: cause()) }
         }
 
         /// The spans of every key ever set, the open ones closed at the window's end.
@@ -40,7 +43,9 @@ extension Timeline {
         private mutating func close(_ key: String, _ state: String, at t: UInt64) {
             let from = max(since[key] ?? start, start)
             let to = min(t, end)
-            if to > from { spans[key, default: []].append(Span(start: from, end: to, state: state)) }
+            // A span the window began in was not begun by a line the window shows.
+            let cause = (since[key] ?? start) >= start ? causes[key] ?? "" : ""
+            if to > from { spans[key, default: []].append(Span(start: from, end: to, state: state, cause: cause)) }
         }
     }
 

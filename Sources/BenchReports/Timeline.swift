@@ -14,6 +14,8 @@ struct Timeline: Equatable {
     /// Foreground and background spans (nothing before the first lifecycle event).
     var lifecycle: [Span]
     var markers: [Marker]
+    /// Where each failed property was first seen (`HTMLReport` adds them from the verdicts).
+    var failures: [FailureMark] = []
     /// The profile's phases (`NetworkChange.Kind.profile` or `.profileHeld`), each at its instant.
     var profileChanges: [NetworkChange]
     /// The scenario's own network steps (`.harness(.interfaceSet)`).
@@ -29,6 +31,9 @@ struct Timeline: Equatable {
         var start: UInt64
         var end: UInt64
         var state: String
+        /// The trace line that began it (its JSON, as in `trace.jsonl`), for the hover;
+        /// empty when the window began in it.
+        var cause: String = ""
     }
 
     /// One interface: its up/down spans and its downlink bytes per bucket.
@@ -43,7 +48,10 @@ struct Timeline: Equatable {
 
     /// One download: its state spans.
     struct StateLane: Equatable {
+        /// The download's token, as the app named it.
         var name: String
+        /// The catalog video it downloads (from the user's request), when the window shows it.
+        var video: String? = nil
         var spans: [Span]
     }
 
@@ -52,8 +60,21 @@ struct Timeline: Equatable {
         var t: UInt64
         var kind: Kind
         var text: String
+        /// The trace line behind it (its JSON).
+        var cause: String = ""
 
         enum Kind: String, CaseIterable { case killed, launched, exited }
+    }
+
+    /// A failed property, at the first moment its evidence names (the window's end when
+    /// it names none).
+    struct FailureMark: Equatable {
+        var t: UInt64
+        var property: String
+        /// The verdict's summary.
+        var text: String
+        /// The mark's id in the page, the target of the grid's link.
+        var anchor: String
     }
 
     /// A change of the network at one instant, and who made it.
@@ -62,6 +83,8 @@ struct Timeline: Equatable {
         var kind: Kind
         /// What changed, for the tooltip: `drop 1 (reset): wifi down(reset)`.
         var text: String
+        /// The trace line behind it (its JSON), for the hover.
+        var cause: String = ""
 
         enum Kind: String, CaseIterable {
             /// A phase of the profile that applied.

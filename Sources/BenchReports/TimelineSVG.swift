@@ -26,6 +26,11 @@ struct TimelineSVG {
         /// `throughput:wifi`, `lifecycle`, `download:<token>`.
         var lane: String
         var label: String
+        /// The label in full (a download's video and whole token), shown on hover.
+        var fullLabel: String
+        /// The video a download lane shows (`data-video`), empty for other lanes.
+        var video: String
+        var hasVideo: Bool
         var caption: String
         var labelY: String
         var captionY: String
@@ -43,9 +48,16 @@ struct TimelineSVG {
 
     struct Line {
         var x: String
-        /// A word above the line (`killed`, `launched`, `exited`) and where it starts.
+        /// A word above the line (`killed`, `launched`, `exited`, `✗ <property>`), where it
+        /// starts, and its row (labels that would overlap go one row down).
         var label: String
         var labelX: String
+        var labelY: String
+        /// `start` or `end`: the word's `text-anchor`.
+        var anchor: String
+        /// The line's id in the page (a failure's mark, the grid's link target), or empty.
+        var id: String
+        var hasID: Bool
         var y1: String
         var y2: String
         var cssClass: String
@@ -58,8 +70,8 @@ struct TimelineSVG {
         var labelY: String
     }
 
-    private static let plotLeft = 180.0
-    private static let plotWidth = 808.0
+    static let plotLeft = 180.0
+    static let plotWidth = 808.0
     private static let laneHeight = 14.0
     private static let barsHeight = 36.0
     private static let gap = 6.0
@@ -78,15 +90,19 @@ struct TimelineSVG {
                     width: Self.number(max(x(span.end) - x(span.start), 0.5)), height: Self.number(Self.laneHeight),
                     cssClass: prefix + Self.cssName(span.state),
                     title: XMLText.legal(
-                        "\(subject) \(span.state) \(Self.seconds(span.start))–\(Self.seconds(span.end)) s"))
+                        "\(subject) \(span.state) \(Self.seconds(span.start))–\(Self.seconds(span.end)) s"
+                            + (span.cause.isEmpty ? "" : "\n" + span.cause)))
             }
         }
 
+        let labels = Self.labelRows(timeline, x: x)
         var rows: [Row] = []
-        var y = 20.0  // room above the lanes for the markers' words
-        func addRow(lane: String, label: String, caption: String = "", height: Double, rects: [Rect]) {
+        var y = 8.0 + Self.labelRowHeight * Double(labels.rows)  // room above the lanes for the markers' words
+        func addRow(lane: String, label: String, fullLabel: String? = nil, video: String = "", caption: String = "",
+                    height: Double, rects: [Rect]) {
             rows.append(Row(
-                lane: XMLText.legal(lane), label: XMLText.legal(label), caption: caption,
+                lane: XMLText.legal(lane), label: XMLText.legal(label), fullLabel: XMLText.legal(fullLabel ?? label),
+                video: XMLText.legal(video), hasVideo: !video.isEmpty, caption: caption,
                 labelY: Self.number(y + min(height, Self.laneHeight) - 3), captionY: Self.number(y + 2 * Self.laneHeight - 3),
                 rects: rects))
             y += height + Self.gap
@@ -96,7 +112,9 @@ struct TimelineSVG {
             changes.map { change in
                 Rect(
                     x: Self.number(x(change.t) - 1.5), y: Self.number(y), width: "3", height: Self.number(Self.laneHeight),
-                    cssClass: "nw-\(change.kind.rawValue)", title: XMLText.legal("\(Self.seconds(change.t)) s \(change.text)"))
+                    cssClass: "nw-\(change.kind.rawValue)",
+                    title: XMLText.legal(
+                        "\(Self.seconds(change.t)) s \(change.text)" + (change.cause.isEmpty ? "" : "\n" + change.cause)))
             }
         }
         if !timeline.profileChanges.isEmpty {
@@ -143,19 +161,31 @@ struct TimelineSVG {
         addRow(lane: "lifecycle", label: "app", caption: timeline.lifecycle.isEmpty ? "no lifecycle event" : "",
                height: Self.laneHeight, rects: rects(timeline.lifecycle, y: y, prefix: "lc-", subject: "app"))
         for lane in timeline.downloads {
-            let short = lane.name.count > 18 ? String(lane.name.prefix(17)) + "…" : lane.name
-            addRow(lane: "download:\(lane.name)", label: short, height: Self.laneHeight,
-                   rects: rects(lane.spans, y: y, prefix: "st-", subject: lane.name))
+            let subject = lane.video.map { "\($0) (\(lane.name))" } ?? lane.name
+            addRow(lane: "download:\(lane.name)", label: Self.downloadLabel(lane), fullLabel: subject,
+                   video: lane.video ?? "", height: Self.laneHeight,
+                   rects: rects(lane.spans, y: y, prefix: "st-", subject: subject))
         }
 
         let axisY = y + 2
         self.rows = rows
         self.axisY = Self.number(axisY)
         tickEndY = Self.number(axisY + 4)
-        markers = timeline.markers.map { marker in
-            Line(x: Self.number(x(marker.t)), label: marker.kind.rawValue, labelX: Self.number(x(marker.t) + 3),
-                 y1: "14", y2: Self.number(axisY), cssClass: "mk-\(marker.kind.rawValue)",
-                 title: XMLText.legal("\(Self.seconds(marker.t)) s \(marker.text)"))
+        let lineTop = Self.number(Self.labelRowHeight * Double(labels.rows) + 2)
+        markers = timeline.markers.enumerated().map { index, marker in
+            let place = labels.agent[index]
+            return Line(x: Self.number(x(marker.t)), label: marker.kind.rawValue, labelX: Self.number(place.x),
+                 labelY: Self.number(Self.labelRowHeight * Double(place.row + 1)), anchor: place.anchor, id: "", hasID: false,
+                 y1: lineTop, y2: Self.number(axisY), cssClass: "mk-\(marker.kind.rawValue)",
+                 title: XMLText.legal("\(Self.seconds(marker.t)) s \(marker.text)"
+                    + (marker.cause.isEmpty ? "" : "\n" + marker.cause)))
+        } + timeline.failures.enumerated().map { index, failure in
+            let place = labels.failures[index]
+            return Line(x: Self.number(x(failure.t)), label: XMLText.legal(Self.failureLabel(failure)),
+                 labelX: Self.number(place.x), labelY: Self.number(Self.labelRowHeight * Double(place.row + 1)),
+                 anchor: place.anchor,
+                 id: XMLText.legal(failure.anchor), hasID: true, y1: lineTop, y2: Self.number(axisY), cssClass: "mk-failed",
+                 title: XMLText.legal("\(Self.seconds(failure.t)) s \(failure.property) failed: \(failure.text)"))
         }
         ticks = Self.tickTimes(start: timeline.start, end: timeline.end).map { t in
             Tick(x: Self.number(x(t)), label: Self.seconds(t), labelY: Self.number(axisY + 14))

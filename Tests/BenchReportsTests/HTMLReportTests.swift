@@ -51,7 +51,12 @@ import Testing
         let wifi = try #require(svg.elements("g").first { $0.attributes["data-lane"] == "interface:wifi" })
         let classes = wifi.elements("rect").compactMap { $0.attributes["class"] }
         #expect(classes == ["if-up", "if-down-reset", "if-up"])
-        #expect(wifi.elements("title").map(\.allText) == ["wifi up 1–4 s", "wifi down(reset) 4–7 s", "wifi up 7–11 s"])
+        // A span's hover: what and when, then the trace line that began it (none for the
+        // span the window began in).
+        let titles = wifi.elements("rect").compactMap { $0.elements("title").first?.allText }
+        #expect(titles.map { $0.split(separator: "\n").first.map(String.init) } == ["wifi up 1–4 s", "wifi down(reset) 4–7 s", "wifi up 7–11 s"])
+        #expect(titles[1].hasSuffix(#"{"event":{"interface":"wifi","mode":"reset","type":"interfaceSet","up":false},"source":"harness","t":4000000000}"#))
+        #expect(titles[2].contains(#""type":"interfaceUp""#) && titles[2].contains(#""t":7000000000"#))
         let download = try #require(svg.elements("g").first { $0.attributes["data-lane"] == "download:dl-1" })
         #expect(download.elements("rect").compactMap { $0.attributes["class"] }
             == ["st-requested", "st-downloading", "st-suspended-network", "st-downloading", "st-downloaded"])
@@ -59,10 +64,29 @@ import Testing
         #expect(!bars.elements("rect").isEmpty)
     }
 
-    @Test func killsAndLaunchesAreMarked() {
+    @Test func killsLaunchesAndTheFailureAreMarked() {
         let markers = root.elements("svg")[1].elements("line").filter { $0.attributes["class"]?.hasPrefix("mk-") == true }
-        #expect(markers.map { $0.attributes["class"] } == ["mk-killed", "mk-launched"])
-        #expect(markers.first?.allText == "16 s agent 42 killed: crash at 50% <&>")
+        #expect(markers.map { $0.attributes["class"] } == ["mk-killed", "mk-launched", "mk-failed"])
+        #expect(markers.first?.allText.hasPrefix("16 s agent 42 killed: crash at 50% <&>\n{") == true)
+        // The failed property is marked where its evidence begins, under the id the grid links to.
+        let failure = markers.last
+        #expect(failure?.attributes["id"] == "failure-2-recovery-after-crash")
+        #expect(failure?.attributes["x1"] == markers.first?.attributes["x1"], "the first evidence is the kill, at 16 s")
+        #expect(failure?.allText.hasPrefix("16 s recovery-after-crash failed: Segment <seg3>") == true)
+    }
+
+    /// Download lanes say which video they download, then the token's start.
+    @Test func downloadLanesNameTheirVideo() throws {
+        let lane = try #require(root.elements("svg")[0].elements("g").first { $0.attributes["data-lane"] == "download:dl-1" })
+        #expect(lane.attributes["data-video"] == "v1")
+        let label = try #require(lane.elements("text").first { $0.attributes["class"] == "lane-label" })
+        #expect(label.allText.hasPrefix("v1 · dl-1"))
+        #expect(label.elements("title").first?.allText == "v1 (dl-1)")
+        // A download the window shows no request for keeps its token alone.
+        let hostile = try #require(root.elements("svg")[0].elements("g").first {
+            $0.attributes["data-lane"] == "download:" + SampleRun.hostileDownload
+        })
+        #expect(hostile.attributes["data-video"] == nil)
     }
 
     @Test func metricsShowTheBaselineAndTheRegression() throws {
@@ -76,7 +100,12 @@ import Testing
     @Test func nothingIsFetchedAndNoScriptRuns() {
         #expect(!html.contains("http://") && !html.contains("https://"))
         #expect(root.elements("script").isEmpty && root.elements("link").isEmpty && root.elements("img").isEmpty)
-        #expect(root.all.allSatisfy { $0.attributes["src"] == nil && $0.attributes["href"] == nil })
+        #expect(root.all.allSatisfy { $0.attributes["src"] == nil })
+        // The only links are to places on the page, each of which exists.
+        let ids = Set(root.all.compactMap { $0.attributes["id"] })
+        let links = root.all.compactMap { $0.attributes["href"] }
+        #expect(!links.isEmpty)
+        for link in links { #expect(link.hasPrefix("#") && ids.contains(String(link.dropFirst())), "\(link)") }
         #expect(root.elements("style").count == 1)
     }
 

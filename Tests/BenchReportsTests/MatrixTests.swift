@@ -107,4 +107,23 @@ import Testing
         #expect(suites[1].attributes["failures"] == "2" && suites[2].attributes["errors"] == "3")
         #expect(suites[2].elements("skipped").compactMap { $0.attributes["message"] }.filter { $0 == "unsupported: licenses" }.count == 3)
     }
+
+    /// A passed verdict of a property the scenario asserts, in a run that did not create
+    /// its situation, is unproven: never a pass, on the page and in JUnit.
+    @Test func aPropertyWhoseSituationWasNotCreatedIsNotAPass() throws {
+        var unmet = Self.scenario("housekeeping", [("pause-holds", .passed), ("integrity", .passed)])
+        unmet.preconditions = [PreconditionResult(name: "paused-while-bytes-flowed", met: false, detail: "no pause <&>")]
+        unmet.asserts = ["pause-holds"]
+        let matrix = Matrix.build([
+            (MatrixColumn(agent: "mine", command: "m", profile: "p", reportDirectory: "m--p"), Self.report([unmet], app: "m 1")),
+        ])
+        #expect(matrix.rows.map { $0.cells[0].outcome } == [.fail, .preconditionUnmet, .pass])
+        #expect(matrix.rows[1].cells[0].detail.hasPrefix("precondition not met: paused-while-bytes-flowed: no pause <&>;"))
+        let junit = MatrixJUnit.render(matrix)
+        #expect(junit.contains(#"failures="2""#))
+        #expect(junit.contains(#"type="precondition-unmet""#))
+        let page = MatrixHTML.render(matrix)
+        #expect(page.contains(#"<td class="cell unmet">"#))
+        _ = try ParsedElement.parse(Data(page.utf8))
+    }
 }

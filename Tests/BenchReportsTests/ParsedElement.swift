@@ -11,6 +11,13 @@ final class ParsedElement {
     var children: [ParsedElement] = []
     /// The character data directly inside this element.
     var text = ""
+    /// Its text and its children, in document order.
+    private var nodes: [Node] = []
+
+    private enum Node {
+        case text(String)
+        case element(ParsedElement)
+    }
 
     init(name: String, attributes: [String: String]) {
         self.name = name
@@ -23,8 +30,15 @@ final class ParsedElement {
     /// Every element below (or at) this one named `name`.
     func elements(_ name: String) -> [ParsedElement] { all.filter { $0.name == name } }
 
-    /// The text of this element and of everything below it.
-    var allText: String { text + children.map(\.allText).joined() }
+    /// The text of this element and of everything below it, in document order.
+    var allText: String {
+        nodes.map { node in
+            switch node {
+            case .text(let text): text
+            case .element(let child): child.allText
+            }
+        }.joined()
+    }
 
     /// Parses `data`; throws the parser's error (with its line) when it is not well-formed.
     static func parse(_ data: Data) throws -> ParsedElement {
@@ -50,7 +64,12 @@ final class ParsedElement {
             attributes: [String: String] = [:]
         ) {
             let element = ParsedElement(name: elementName, attributes: attributes)
-            if let parent = stack.last { parent.children.append(element) } else { root = element }
+            if let parent = stack.last {
+                parent.children.append(element)
+                parent.nodes.append(.element(element))
+            } else {
+                root = element
+            }
             stack.append(element)
         }
 
@@ -60,6 +79,7 @@ final class ParsedElement {
 
         func parser(_ parser: XMLParser, foundCharacters string: String) {
             stack.last?.text += string
+            stack.last?.nodes.append(.text(string))
         }
     }
 }

@@ -1,5 +1,6 @@
 @testable import BenchReports
 import Foundation
+import BenchCore
 import BenchResults
 import BenchVocabulary
 import Testing
@@ -93,5 +94,40 @@ import Testing
         #expect(svg.rows[0].rects.map(\.cssClass) == ["nw-profile-held", "nw-profile"])
         #expect(svg.rows[1].rects.allSatisfy { $0.cssClass == "nw-scenario" })
         #expect(svg.rows[2].rects.map(\.cssClass) == ["nw-origin-fault", "nw-origin-fault"])
+    }
+
+    /// Kills, launches and failures close together (crash-recovery's end): no two words
+    /// share a row where they would overlap, and none runs past the plot.
+    @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
+    func markerWordsNeverOverlap(seed: UInt64) {
+        var random = SeededGenerator(seed: seed)
+        let kinds = Timeline.Marker.Kind.allCases
+        var timeline = Timeline(entries: [], start: 0, end: ns(60))
+        timeline.markers = (0..<Int.random(in: 4...14, using: &random)).map { _ in
+            Timeline.Marker(t: UInt64.random(in: 0...ns(60), using: &random), kind: kinds.randomElement(using: &random)!, text: "")
+        }.sorted { $0.t < $1.t }
+        timeline.failures = (0..<Int.random(in: 0...4, using: &random)).map { index in
+            Timeline.FailureMark(t: UInt64.random(in: ns(50)...ns(60), using: &random), property: "property-\(index)", text: "",
+                                 anchor: "f\(index)")
+        }
+        let x = { (t: UInt64) in TimelineSVG.plotLeft + Double(t) / Double(ns(60)) * TimelineSVG.plotWidth }
+        let layout = TimelineSVG.labelRows(timeline, x: x)
+        let words = timeline.markers.map(\.kind.rawValue) + timeline.failures.map(TimelineSVG.failureLabel)
+        let places = layout.agent + layout.failures
+        let boxes = zip(words, places).map { word, place in
+            let width = Double(word.count) * TimelineSVG.labelCharWidth
+            return (row: place.row, from: place.anchor == "start" ? place.x : place.x - width,
+                    to: place.anchor == "start" ? place.x + width : place.x)
+        }
+        for (i, a) in boxes.enumerated() {
+            #expect(a.to <= TimelineSVG.plotLeft + TimelineSVG.plotWidth + 10 && a.from >= 0)
+            #expect(a.row < layout.rows)
+            for b in boxes[(i + 1)...] where a.row == b.row {
+                #expect(a.to <= b.from || b.to <= a.from, "\(a) and \(b) overlap")
+            }
+        }
+        // The SVG leaves room above the lanes for every row.
+        let svg = TimelineSVG(timeline)
+        #expect(svg.markers.allSatisfy { Double($0.labelY)! <= Double($0.y1)! + 9 })
     }
 }

@@ -99,6 +99,9 @@ public struct MatrixCell: Sendable, Hashable, Codable {
 /// A cell's outcome.
 public enum MatrixOutcome: String, Sendable, Hashable, Codable, CaseIterable {
     case pass, fail, unsupported, error
+    /// The verdict did not fail, but the scenario did not create the situation the
+    /// property is asserted in (a precondition unmet): unproven, never a pass.
+    case preconditionUnmet = "precondition unmet"
     /// The scenario did not exercise the property.
     case notApplicable = "n/a"
     /// The run has no such scenario (it could not start, or was not asked for it).
@@ -198,6 +201,11 @@ extension Matrix {
         case .failed: return MatrixCell(outcome: .fail, detail: verdict.summary, link: link)
         case _ where scenario.error != nil:
             return MatrixCell(outcome: .error, detail: "the scenario did not run to its end: \(scenario.error ?? "")", link: link)
+        case _ where scenario.cell(property) == .preconditionUnmet:
+            let unmet = scenario.preconditions.first { !$0.met }
+            return MatrixCell(
+                outcome: .preconditionUnmet,
+                detail: "precondition not met: \(unmet?.name ?? "?"): \(unmet?.detail ?? ""); \(verdict.summary)", link: link)
         case .passed: return MatrixCell(outcome: .pass, detail: verdict.summary, link: link)
         case .notApplicable: return MatrixCell(outcome: .notApplicable, detail: verdict.summary, link: link)
         }

@@ -23,12 +23,12 @@ public enum MatrixHTML {
             th.col{writing-mode:horizontal-tb;font-weight:600}td.cell{text-align:center;min-width:6em}
             td.cell a{display:block;color:inherit;text-decoration:none}
             .pass{background:#d9f2d9}.fail{background:#f8d0d0;font-weight:600}.unsupported{background:#e4e4f4}
-            .error{background:#f9e0b0;font-weight:600}.na{color:#888}.notrun{color:#888;background:#f2f2f2}
+            .error{background:#f9e0b0;font-weight:600}.unmet{background:#ffe0b2;color:#e65100;font-weight:600}.na{color:#888}.notrun{color:#888;background:#f2f2f2}
             tr.scenario td{border-top:2px solid #888}tr.scenario td.name{font-weight:600}
             .small{font-size:12px;color:#555}
             </style></head><body>
             <h1>\(text(title))</h1>
-            <p>Rows: each scenario (its own row says whether it was played and held as a whole), then each property it judged. Columns: each engine under each profile. A cell links to that run's report at the scenario; hover it for the verdict. <b>unsupported</b>: the engine's hello does not declare a capability the scenario needs (never counted as passed). Below, each run's <b>situations created</b>: how many of the situation model's meaningful pairs (docs/situations.md) its trace shows; a property that passed where an engine created fewer situations was tested less.</p>
+            <p>Rows: each scenario (its own row says whether it was played and held as a whole), then each property it judged. Columns: each engine under each profile. A cell links to that run's report at the scenario; hover it for the verdict. <b>unsupported</b>: the engine's hello does not declare a capability the scenario needs (never counted as passed). <b>precondition unmet</b>: the run did not create the situation the scenario asserts this property in, so its verdict proves nothing (never counted as passed). Below, each run's <b>situations created</b>: how many of the situation model's meaningful pairs (docs/situations.md) its trace shows; a property that passed where an engine created fewer situations was tested less.</p>
             <table><thead><tr><th>scenario</th><th>property</th>
             """
         for column in matrix.columns {
@@ -69,6 +69,7 @@ public enum MatrixHTML {
         case .fail: "fail"
         case .unsupported: "unsupported"
         case .error: "error"
+        case .preconditionUnmet: "unmet"
         case .notApplicable: "na"
         case .notRun: "notrun"
         }
@@ -77,7 +78,7 @@ public enum MatrixHTML {
 
 /// The matrix's `junit.xml`: one `<testsuite name="<engine> @ <profile>">` per column,
 /// one `<testcase classname="<scenario>" name="<property>">` per row: a `<failure>` for
-/// fail, an `<error>` for error, `<skipped>` for unsupported (`unsupported: <capability>`),
+/// fail and for precondition unmet (`type="precondition-unmet"`), an `<error>` for error, `<skipped>` for unsupported (`unsupported: <capability>`),
 /// n/a and not run. Stateless.
 public enum MatrixJUnit {
     public static func render(_ matrix: Matrix) -> String {
@@ -87,13 +88,14 @@ public enum MatrixJUnit {
             let cells = matrix.rows.map { ($0, $0.cells[index]) }
             let count = { (outcomes: [MatrixOutcome]) in String(cells.filter { outcomes.contains($0.1.outcome) }.count) }
             xml += "  <testsuite name=\"\(attribute(column.agent + " @ " + column.profile))\" tests=\"\(cells.count)\""
-                + " failures=\"\(count([.fail]))\" errors=\"\(count([.error]))\""
+                + " failures=\"\(count([.fail, .preconditionUnmet]))\" errors=\"\(count([.error]))\""
                 + " skipped=\"\(count([.unsupported, .notApplicable, .notRun]))\">\n"
             for (row, cell) in cells {
                 xml += "    <testcase classname=\"\(attribute(row.scenario))\" name=\"\(attribute(row.property))\">"
                 switch cell.outcome {
                 case .pass: break
                 case .fail: xml += "<failure message=\"\(attribute(cell.detail))\" type=\"fail\"/>"
+                case .preconditionUnmet: xml += "<failure message=\"\(attribute(cell.detail))\" type=\"precondition-unmet\"/>"
                 case .error: xml += "<error message=\"\(attribute(cell.detail))\" type=\"error\"/>"
                 case .unsupported, .notApplicable, .notRun:
                     let message = cell.outcome == .unsupported ? cell.detail : "\(cell.outcome.rawValue): \(cell.detail)"

@@ -78,6 +78,10 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
     public var name: String
     /// One sentence: what the scenario does and asserts.
     public var summary: String
+    /// The properties the scenario is there to prove (its file's `asserts`): an unmet
+    /// precondition leaves exactly these unproven. nil in a report written before it was
+    /// recorded (every property is then taken as asserted).
+    public var asserts: [String]?
     public var verdicts: [Verdict]
     public var metrics: ScenarioMetrics
     /// The scenario's span in the run's trace (nanoseconds since the run's epoch).
@@ -108,8 +112,9 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
         name: String, summary: String, verdicts: [Verdict], metrics: ScenarioMetrics, startNanoseconds: UInt64,
         endNanoseconds: UInt64, error: String? = nil, preconditions: [PreconditionResult] = [],
         unsupported: [String]? = nil, load: ScenarioLoad? = nil, coverage: ScenarioCoverage? = nil,
-        stderr: [LaunchLog]? = nil
+        stderr: [LaunchLog]? = nil, asserts: [String]? = nil
     ) {
+        self.asserts = asserts
         self.stderr = stderr
         self.coverage = coverage
         self.load = load
@@ -145,13 +150,14 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case name, summary, verdicts, metrics, startNanoseconds, endNanoseconds, error, preconditions, unsupported, load
-        case coverage, stderr
+        case coverage, stderr, asserts
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try c.decode(String.self, forKey: .name)
         summary = try c.decode(String.self, forKey: .summary)
+        asserts = try c.decodeIfPresent([String].self, forKey: .asserts)
         verdicts = try c.decode([Verdict].self, forKey: .verdicts)
         metrics = try c.decode(ScenarioMetrics.self, forKey: .metrics)
         startNanoseconds = try c.decode(UInt64.self, forKey: .startNanoseconds)

@@ -132,14 +132,14 @@ struct ScenarioRun {
             return ScenarioResult(
                 name: scenario.name, summary: scenario.summary, verdicts: [], metrics: ScenarioMetrics(),
                 startNanoseconds: played.start, endNanoseconds: played.end, unsupported: missing, load: outcome.load,
-                stderr: played.stderr.isEmpty ? nil : played.stderr)
+                stderr: played.stderr.isEmpty ? nil : played.stderr, asserts: scenario.asserts)
         }
         let coverage = SituationModel.coverage(of: SituationFinder.situations(in: trace, renditions: bounds.renditions))
         return ScenarioResult(
             name: scenario.name, summary: scenario.summary, verdicts: verdicts(trace, bounds), metrics: metrics,
             startNanoseconds: played.start, endNanoseconds: played.end, error: outcome.error,
             preconditions: scenario.preconditions.map { $0.evaluate(trace, bounds) }, load: outcome.load,
-            coverage: coverage, stderr: played.stderr.isEmpty ? nil : played.stderr
+            coverage: coverage, stderr: played.stderr.isEmpty ? nil : played.stderr, asserts: scenario.asserts
         ).notingLoad()
     }
 
@@ -235,6 +235,6 @@ struct ScenarioRun {
         collector.harness(.scenarioFinished(name: scenario.name, timedOut: false))
         return ScenarioResult(
             name: scenario.name, summary: scenario.summary, verdicts: [], metrics: ScenarioMetrics(),
-            startNanoseconds: start, endNanoseconds: collector.now, error: error)
+            startNanoseconds: start, endNanoseconds: collector.now, error: error, asserts: scenario.asserts)
     }
 }

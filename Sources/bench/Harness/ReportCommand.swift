@@ -5,12 +5,14 @@ import Foundation
 import ResilienceHarness
 
 /// `bench report DIR`: renders a report again from its files.
-struct ReportCommand: ParsableCommand {
+struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
         abstract: "Render a run's report again (HTML, JUnit) from its report.json and trace.jsonl.",
-        discussion: "Works for the reports of `bench`, `bench gate` and `bench compare`. "
-            + "Example: swift run bench report Reports/20261123-180000-flaky-wifi"
+        discussion: "Works for the reports of `bench`, `bench gate` and `bench compare`. With --png, also report.png: "
+            + "the page's first screen (what failed and the grid) as a picture for a pull request, taken by a headless "
+            + "Chromium or Chrome (exit 1 with how to install one when there is none; the HTML is written either way). "
+            + "Example: swift run bench report Reports/20261123-180000-flaky-wifi --png"
     )
 
     @Argument(help: "A report directory written by `bench`, `bench gate` or `bench compare`.")
@@ -19,9 +21,15 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "Compare with this baseline file in the HTML report.")
     var baseline: String?
 
-    func run() throws {
+    @Flag(help: "Also write report.png, the page's first screen (1280 × 900), with a headless Chromium or Chrome.")
+    var png = false
+
+    @Option(help: "The browser that takes the picture (default: chromium, chromium-browser, google-chrome on the PATH).")
+    var browser: String?
+
+    func run() async throws {
         let files = ReportFiles(directory: URL(fileURLWithPath: directory))
-        if Self.isComparison(files.reportJSON) { return try rerenderComparison(files) }
+        if Self.isComparison(files.reportJSON) { return try await rerenderComparison(files) }
         let report: RunReport
         let trace: [TraceEntry]
         do {
@@ -38,6 +46,16 @@ struct ReportCommand: ParsableCommand {
         }
         let written = try ReportWriter().write(report, trace: trace, comparison: comparison, to: files.directory)
         print("report: \(written.reportHTML.path)")
+        if png { await picture(written.reportHTML) }
+    }
+
+    /// `report.png` beside `html`, or the reason there is none (exit 1).
+    private func picture(_ html: URL) async {
+        let png = html.deletingLastPathComponent().appendingPathComponent(ReportPNG.fileName)
+        do { try await ReportPNG.write(html: html, to: png, browser: browser) } catch {
+            exitWithError("--png: \(error)", code: 1)
+        }
+        print("picture: \(png.path)")
     }
 
     /// Whether the report.json at `url` is a comparison's (`"kind": "comparison"`).
@@ -47,7 +65,7 @@ struct ReportCommand: ParsableCommand {
         return (try? JSONDecoder().decode(Header.self, from: data))?.kind == "comparison"
     }
 
-    private func rerenderComparison(_ files: ReportFiles) throws {
+    private func rerenderComparison(_ files: ReportFiles) async throws {
         if baseline != nil { exitBadInput("--baseline is for scenario runs; \(directory) holds a comparison") }
         let report: ComparisonReport
         let trace: [TraceEntry]
@@ -59,5 +77,6 @@ struct ReportCommand: ParsableCommand {
         }
         let written = try ReportWriter().write(report, trace: trace, to: files.directory)
         print("report: \(written.reportHTML.path)")
+        if png { await picture(written.reportHTML) }
     }
 }
