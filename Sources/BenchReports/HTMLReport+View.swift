@@ -118,6 +118,9 @@ extension HTMLReportView {
         if let agent = report.run.agent { run.append(Fact(key: "agent", value: safe(agent))) }
         if let app = report.run.app { run.append(Fact(key: "app", value: safe(app))) }
         if let jobs = report.run.jobs { run.append(Fact(key: "scenarios at once (--jobs)", value: String(jobs))) }
+        if let share = report.run.othersCPUShare {
+            run.append(Fact(key: "CPU used by other processes", value: "\(Int((share * 100).rounded())) % of the machine's"))
+        }
         let unsupported = report.unsupportedScenarios
         if !unsupported.isEmpty {
             run.append(Fact(
@@ -152,6 +155,7 @@ extension HTMLReportView {
         if let comparison {
             let tally = comparison.lines(baselinePath: "the baseline").last ?? ""
             gate = (comparison.passed ? "Gate passes: " : "Gate fails: ") + safe(String(tally.dropFirst("gate: ".count)))
+            if !comparison.regressions.isEmpty, let note = comparison.busyMachineNote { gate += safe(note) }
             gateClass = comparison.passed ? "pass" : "fail"
             missingScenarios = comparison.missingScenarios.map { Fact(key: safe($0), value: "in the baseline, not in the run") }
             scenariosNotRun = comparison.scenariosNotRun.map {
@@ -246,7 +250,9 @@ extension HTMLReportView {
                 switch row.status {
                 case .withinTolerance: ("✓ within tolerance", "pass")
                 case .improved: ("★ improved", "better")
-                case .regressed: (comparison.underLoad[row.scenario] == nil ? "✗ regression" : "✗ regression (under load)", "fail")
+                case .regressed:
+                    (comparison.underLoad[row.scenario] != nil ? "✗ regression (under load)"
+                        : comparison.busyMachineNote != nil ? "✗ regression (busy machine)" : "✗ regression", "fail")
                 case .missing: ("✗ missing from the run", "fail")
                 case .invalid: ("✗ not a finite number", "fail")
                 case .new: ("+ new (not gated)", "na")

@@ -118,3 +118,30 @@ import Testing
         #expect(old.underLoad.isEmpty && old.regressions.count == 1)
     }
 }
+
+/// A regression measured while other processes took much of the machine's CPU says so,
+/// and still fails the gate.
+@Suite struct GateOnABusyMachineTests {
+    static func comparison(othersShare: Double?) -> GateComparison {
+        var report = GateUnderLoadTests.report(lag: 0.02)
+        report.run.othersCPUShare = othersShare
+        return GateComparison(report: report, baseline: GateUnderLoadTests.baseline)
+    }
+
+    @Test func aRegressionOnABusyMachineSaysSoAndStillFails() throws {
+        let busy = Self.comparison(othersShare: 0.384)
+        #expect(!busy.passed && busy.regressions.count == 1)
+        let line = try #require(busy.lines(baselinePath: "b").first { $0.contains("regression ") })
+        #expect(line.contains("[the machine was busy: other processes used 38 % of its CPU while the run played"), "\(line)")
+        for calm in [Self.comparison(othersShare: 0.05), Self.comparison(othersShare: nil)] {
+            #expect(!calm.passed && !calm.lines(baselinePath: "b").joined().contains("machine was busy"))
+        }
+        // The share travels with the comparison; one written before it existed still reads.
+        let encoded = try JSONEncoder().encode(busy)
+        #expect(try JSONDecoder().decode(GateComparison.self, from: encoded).othersCPUShare == 0.384)
+        var json = try JSONSerialization.jsonObject(with: encoded) as? [String: Any] ?? [:]
+        json["othersCPUShare"] = nil
+        let old = try JSONDecoder().decode(GateComparison.self, from: JSONSerialization.data(withJSONObject: json))
+        #expect(old.othersCPUShare == nil && old.regressions.count == 1)
+    }
+}

@@ -28,7 +28,7 @@ extension GateComparison {
                 " [under load: the scenario ran \($0.description); rerun with --jobs 1 on an idle machine to tell load "
                     + "from a regression]"
             }
-            add("regression", "\(row.scenario) / \(row.metric): \(row.change)" + (load ?? ""))
+            add("regression", "\(row.scenario) / \(row.metric): \(row.change)" + (load ?? "") + (busyMachineNote ?? ""))
         }
         for row in invalidMetrics {
             add("invalid metric", "\(row.scenario) / \(row.metric) = \(row.currentText): not a finite number, "

@@ -34,6 +34,13 @@ public struct GateComparison: Sendable, Hashable, Codable {
     /// The run's coverage figure and the baseline's count, for the report: "36 of 37
     /// meaningful situation pairs (97 %); the baseline's runs created 35".
     public var coverageSummary: String?
+    /// The share of the machine's CPU other processes used while the run played
+    /// (`RunMetadata.othersCPUShare`): from `busyMachineShare` up, each regression says so.
+    /// The gate still fails on it: load explains, it does not excuse.
+    public var othersCPUShare: Double?
+    /// The share of the machine's CPU taken by other processes from which a regression is
+    /// said to have been measured on a busy machine.
+    public static let busyMachineShare = 0.1
 
     /// Compares `report` with `baseline`. With `onlyScenariosRun` (the run chose its
     /// scenarios, e.g. `--scenario`), the baseline's other scenarios are listed in
@@ -65,6 +72,7 @@ public struct GateComparison: Sendable, Hashable, Codable {
         for scenario in report.scenarios {
             if let load = scenario.load, load.mayStretchBounds { underLoad[scenario.name] = load }
         }
+        othersCPUShare = report.run.othersCPUShare
         if let coverage = report.coverage {
             coverageSummary = coverage.summary + (baseline.coverage.map { "; the baseline's runs created \($0.count)" } ?? "")
             if !onlyScenariosRun, let accepted = baseline.coverage {
@@ -76,7 +84,7 @@ public struct GateComparison: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case propertyFailures, scenarioErrors, metrics, missingScenarios, scenariosNotRun, underLoad, coverageLost
-        case coverageSummary
+        case coverageSummary, othersCPUShare
     }
 
     /// Decodes a comparison; `underLoad` may be left out (a comparison made before it existed).
@@ -90,6 +98,15 @@ public struct GateComparison: Sendable, Hashable, Codable {
         underLoad = try c.decodeIfPresent([String: ScenarioLoad].self, forKey: .underLoad) ?? [:]
         coverageLost = try c.decodeIfPresent([String].self, forKey: .coverageLost) ?? []
         coverageSummary = try c.decodeIfPresent(String.self, forKey: .coverageSummary)
+        othersCPUShare = try c.decodeIfPresent(Double.self, forKey: .othersCPUShare)
+    }
+
+    /// "[the machine was busy: …]" for a regression, when other processes took at least
+    /// `busyMachineShare` of the machine's CPU while the run played; nil otherwise.
+    public var busyMachineNote: String? {
+        guard let share = othersCPUShare, share >= Self.busyMachineShare else { return nil }
+        return " [the machine was busy: other processes used \(Int((share * 100).rounded())) % of its CPU while the run "
+            + "played, so the app's work waited for a core; rerun on an idle machine to tell a busy machine from a regression]"
     }
 
     /// Metrics worse than the baseline beyond their allowance.

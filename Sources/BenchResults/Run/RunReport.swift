@@ -53,6 +53,12 @@ public struct RunMetadata: Sendable, Hashable, Codable {
     /// The most scenarios played at the same time (`--jobs`); nil in a report written
     /// before it was recorded, which played them one after another.
     public var jobs: Int?
+    /// The share (0…1) of the machine's CPU that other processes used while the run
+    /// played (`CPUSample`: the cores' busy time, less the bench's own and its reaped
+    /// children's). A timing metric measured while others took much of the machine says
+    /// as much about them as about the app. nil where it could not be measured, and in a
+    /// report written before it was recorded.
+    public var othersCPUShare: Double?
 
     /// Creates metadata.
     public init(

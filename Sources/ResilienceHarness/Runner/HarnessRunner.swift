@@ -72,6 +72,7 @@ public enum HarnessRunner {
     ) async -> HarnessRun {
         let collector = TraceCollector()
         let started = ContinuousClock.now
+        let cpuAtStart = CPUSample.now()
         let jobs = max(1, min(options.jobs, scenarios.count))
         let load = RunLoad.process
         var results = [ScenarioResult?](repeating: nil, count: scenarios.count)
@@ -100,9 +101,14 @@ public enum HarnessRunner {
                 startNext()
             }
         }
+        let othersShare = cpuAtStart.flatMap { start in CPUSample.now().flatMap { start.othersShare(until: $0) } }
         let finished = (results: results, traces: traces)
         // Merging and sorting a long run's trace is CPU work: off the pool.
-        return await OffPool.run { merge(finished.results, finished.traces, options: options, collector: collector, started: started, jobs: jobs) }
+        var run = await OffPool.run {
+            merge(finished.results, finished.traces, options: options, collector: collector, started: started, jobs: jobs)
+        }
+        run.report.run.othersCPUShare = othersShare
+        return run
     }
 
     /// The run's report and its merged trace, in time order.
