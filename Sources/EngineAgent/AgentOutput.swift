@@ -36,12 +36,17 @@ final class AgentOutput: Sendable {
         write { .reply(AppReply(id: id, value: value, error: error)) }
     }
 
-    /// For each download last written in `state`, writes the events `make` gives it, all
-    /// under one hold of the lock: no other line comes between the check and them (a
-    /// misbehaving variant's claims must start from what the harness last read).
-    func events(forDownloadsIn state: AppState, _ make: (String) -> [AppEvent]) {
+    /// For each download last written in `state` (of `only`, when given), writes the
+    /// events `make` gives it, all under one hold of the lock, and only if `when` holds
+    /// then: no other line comes between the check and them (a misbehaving variant's
+    /// claims must start from what the harness last read).
+    func events(
+        forDownloadsIn state: AppState, only: Set<String>? = nil, when: () -> Bool = { true },
+        _ make: (String) -> [AppEvent]
+    ) {
         lock.withLock { states in
-            for download in states.filter({ $0.value == state }).keys.sorted() {
+            guard when() else { return }
+            for download in states.filter({ $0.value == state && only?.contains($0.key) != false }).keys.sorted() {
                 for event in make(download) { Self.write(.event(t: clock.nowNanoseconds, event), to: descriptor, &states) }
             }
         }

@@ -66,12 +66,29 @@ extension AgentRuntime {
         guard options.misbehavior == .downloadingWhileOffline, case .setPath(let path) = command,
             path.interfaces.isEmpty
         else { return }
-        output.events(forDownloadsIn: .suspended(.network)) { download in
-            [
-                .stateChanged(download: download, from: .suspended(.network), to: .downloading),
-                .stateChanged(download: download, from: .downloading, to: .suspended(.network)),
-            ]
-        }
+        output.events(forDownloadsIn: .suspended(.network), Self.offlineClaims)
+    }
+
+    /// `downloadingWhileOffline`, right after the engine's own suspension of a download for
+    /// the network was written: the same claims, if the app was told it is offline by
+    /// then. Whether it was is read under the output's lock, after that line: the path
+    /// reply's claims (`writeOfflineClaims(after:)`) check under the same lock, so one of
+    /// the two always sees both the empty path and the suspension, whichever came first.
+    func writeOfflineClaims(afterRelaying event: EngineEvent) {
+        guard options.misbehavior == .downloadingWhileOffline,
+            case .stateChanged(let token, _, .suspended(.network)) = event
+        else { return }
+        output.events(
+            forDownloadsIn: .suspended(.network), only: [token.rawValue], when: { memory.withLock { $0.toldOffline } },
+            Self.offlineClaims)
+    }
+
+    /// A download suspended for the network, shown downloading, then suspended again.
+    static func offlineClaims(_ download: String) -> [AppEvent] {
+        [
+            .stateChanged(download: download, from: .suspended(.network), to: .downloading),
+            .stateChanged(download: download, from: .downloading, to: .suspended(.network)),
+        ]
     }
 
     /// `cellularSettingPerBatch`: the cellular setting of the request that made
@@ -100,21 +117,13 @@ extension AgentRuntime {
         }
     }
 
-    /// What the replayed bugs add after `event` was relayed: `downloadingWhileOffline`'s
-    /// `downloading` claim while told there is no network, `completeAfterRelaunch`'s
-    /// report of a download taken up again as downloaded.
+    /// What a replayed bug adds after `event` was relayed: `completeAfterRelaunch`'s
+    /// report of a download taken up again as downloaded (`downloadingWhileOffline`'s
+    /// claims are written by `writeOfflineClaims(afterRelaying:)`, under the output's lock).
     func replayClaims(_ relay: inout AgentEventRelay, after event: EngineEvent) -> [AppEvent] {
         guard case .stateChanged(let token, _, let to) = event else { return [] }
         let download = token.rawValue
         switch options.misbehavior {
-        case .downloadingWhileOffline:
-            guard to == .suspended(.network), relay.reportedState(download) == .suspended(.network),
-                memory.withLock({ $0.toldOffline })
-            else { return [] }
-            return [
-                .stateChanged(download: download, from: .suspended(.network), to: .downloading),
-                .stateChanged(download: download, from: .downloading, to: .suspended(.network)),
-            ]
         case .completeAfterRelaunch:
             guard [.crash, .memoryPressure].contains(after), to == .downloading,
                 relay.reportedState(download) == .downloading, !relay.claimedEarly.contains(download),

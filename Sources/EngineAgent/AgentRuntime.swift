@@ -198,6 +198,7 @@ public final class AgentRuntime: Sendable {
             output.events += await earlyClaim(&relay, after: event)
             output.events += replayClaims(&relay, after: event)
             for appEvent in output.events { self.output.event(appEvent) }
+            writeOfflineClaims(afterRelaying: event)
             guard let token = output.pause else { continue }
             do { try await engine.pause(token) } catch {
                 AgentLog.write("fail-on-outage: cannot stop \(token): \(error)")
