@@ -11,12 +11,13 @@ import Glibc
 /// lock every line takes, so it starts from the state the harness last read.
 @Suite struct AgentOutputTests {
     /// The lines written to a pipe by `body`, decoded.
-    static func lines(_ body: (AgentOutput) -> Void) throws -> [AppMessage] {
+    static func lines(_ body: (AgentOutput) -> Void) async throws -> [AppMessage] {
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
         body(AgentOutput(descriptor: ends[1], clock: ManualClock(startingAt: 7)))
         close(ends[1])
-        let data = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true).readDataToEndOfFile()
+        let reading = ends[0]
+        let data = await OffPool.run { FileHandle(fileDescriptor: reading, closeOnDealloc: true).readDataToEndOfFile() }
         return try String(decoding: data, as: UTF8.self).split(separator: "\n").map { try AppWire.decode(AppMessage.self, from: $0) }
     }
 
@@ -24,8 +25,8 @@ import Glibc
         [.stateChanged(download: download, from: .suspended(.network), to: .downloading)]
     }
 
-    @Test func claimsGoOnlyToTheDownloadsNamedInTheStateAndOnlyWhenTheConditionHolds() throws {
-        let written = try Self.lines { output in
+    @Test func claimsGoOnlyToTheDownloadsNamedInTheStateAndOnlyWhenTheConditionHolds() async throws {
+        let written = try await Self.lines { output in
             output.event(.stateChanged(download: "a", from: .downloading, to: .suspended(.network)))
             output.event(.stateChanged(download: "b", from: .downloading, to: .suspended(.network)))
             output.event(.stateChanged(download: "c", from: .requested, to: .downloading))
