@@ -125,7 +125,9 @@ extension AppProtocolSchemaTests {
     @Test func everyExampleOfTheProtocolPageIsValid() throws {
         let page = try String(contentsOf: Self.docs.appendingPathComponent("app-protocol.md"), encoding: .utf8)
         let blocks = page.components(separatedBy: "```json\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
-        let lines = blocks.flatMap { $0.split(separator: "\n").map(String.init) }
+        // A block inside a list item is indented: its lines are read as .ci/check-protocol-schema reads them.
+        let lines = blocks.flatMap { $0.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) } }
+            .filter { !$0.isEmpty }
         #expect(lines.count >= 30, "\(lines.count) example lines")
         for line in lines {
             #expect(AppProtocolSchema.validator.firstFailure(of: try JSONValue.parse(line)) == nil, "\(line)")

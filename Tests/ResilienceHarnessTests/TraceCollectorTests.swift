@@ -33,6 +33,21 @@ import Testing
         #expect(second.interface == "127.0.0.9:1", "an unknown listener keeps its address")
     }
 
+    /// The order of the app's output is evidence, its stamps are claims: an event read
+    /// after the app's reply to a path is never stamped before the harness read that reply.
+    @Test func anEventReadAfterAnAcknowledgedReplyIsNeverStampedBeforeIt() {
+        let clock = ManualClock(startingAt: 1_000)
+        let collector = TraceCollector(clock: clock)
+        let event = AppEvent.stateChanged(download: "d", from: .suspended(.network), to: .downloading)
+        collector.agent(event, at: 1_200)  // before any reply: its own stamp
+        clock.advance(by: .nanoseconds(500))
+        collector.acknowledged(.pathAcknowledged(interfaces: []))
+        collector.agent(event, at: 1_300)  // stamped by the app before the harness read the reply
+        collector.agent(event, at: 1_700)  // stamped after it
+        collector.harness(.note("a harness entry sets no floor"))
+        #expect(collector.entries.map(\.t) == [200, 500, 501, 700, 500])
+    }
+
     @Test func agentAndHarnessEventsShareTheEpoch() {
         let clock = ManualClock(startingAt: 5_000)
         let collector = TraceCollector(clock: clock)

@@ -152,7 +152,7 @@ public actor ScenarioContext {
         guard let agent else { throw ScenarioError.script("the app is not running") }
         let collector = collector
         let interfaces = path.interfaces.map(\.kind)
-        _ = try await agent.send(.setPath(path)) { collector.harness(.pathAcknowledged(interfaces: interfaces)) }
+        _ = try await agent.send(.setPath(path)) { collector.acknowledged(.pathAcknowledged(interfaces: interfaces)) }
     }
 
     /// Waits until the app was given a path with exactly `interfaces` up.

@@ -29,6 +29,9 @@ public final class TraceCollector: EventSink, Sendable {
     private struct State {
         var entries: [TraceEntry] = []
         var live = LiveState()
+        /// When the harness read the app's last acknowledged reply (`acknowledged(_:)`):
+        /// no event of the app read after it is stamped earlier.
+        var agentFloor: UInt64 = 0
     }
 
     /// A collector whose epoch is now.
@@ -74,10 +77,28 @@ public final class TraceCollector: EventSink, Sendable {
         append(TraceEntry(t: t ?? now, .harness(event), scenario: scenario))
     }
 
-    /// Records what the agent reported, stamped by the agent at `monotonic` nanoseconds.
-    public func agent(_ event: AppEvent, at monotonic: UInt64) {
-        let entry = TraceEntry(t: relative(monotonic), .agent(event), scenario: scenario)
+    /// Records what the harness learnt from the app's reply, now, as the reply is read:
+    /// called on the thread that reads the app's output, in the order of its lines
+    /// (`AgentProcess.send`'s `whenAnswered`). Every event the app wrote after that
+    /// reply is stamped no earlier than this entry (`agent(_:at:)`): the order of the
+    /// app's own output is evidence, its stamps are claims, and an event written after
+    /// the app acknowledged a path must never be judged as written before it.
+    public func acknowledged(_ event: HarnessEvent) {
         state.withLock { state in
+            let t = now
+            state.agentFloor = max(state.agentFloor, t)
+            state.entries.append(TraceEntry(t: t, .harness(event), scenario: scenario))
+        }
+    }
+
+    /// Records what the agent reported, stamped by the agent at `monotonic` nanoseconds,
+    /// or 1 ns after the last acknowledged reply when that is later (`acknowledged(_:)`):
+    /// the event was read after that reply, so it was written after it.
+    public func agent(_ event: AppEvent, at monotonic: UInt64) {
+        state.withLock { state in
+            // Read after the reply, so later than it: 1 ns is the least that orders it so.
+            let floor = state.agentFloor > 0 ? state.agentFloor + 1 : 0
+            let entry = TraceEntry(t: max(relative(monotonic), floor), .agent(event), scenario: scenario)
             state.entries.append(entry)
             state.live.absorb(event)
         }
