@@ -169,7 +169,7 @@ extension Matrix {
 
     private static func locate(_ name: String, _ column: MatrixColumn, _ report: RunReport?) -> (ScenarioResult, String)? {
         guard let report, let index = report.scenarios.firstIndex(where: { $0.name == name }) else { return nil }
-        return (report.scenarios[index], column.reportPage + "#scenario-\(index + 1)")
+        return (report.scenarios[index], column.reportPage + "#" + ScenarioAnchors(index: index).scenario)
     }
 
     private static func scenarioCell(_ name: String, _ column: MatrixColumn, _ report: RunReport?) -> MatrixCell {
