@@ -17,6 +17,10 @@ public struct Matrix: Sendable, Hashable, Codable {
     public var schemaVersion: Int
     public var columns: [MatrixColumn]
     public var rows: [MatrixRow]
+    /// Which part of a sharded matrix this is (`--shard i/n`); nil for a whole one.
+    public var shard: ShardRecord?
+    /// The shards a merged matrix was joined from (`bench merge`); nil otherwise.
+    public var mergedFrom: [MergedShard]?
 
     /// What one column found, by outcome of its scenario rows and of its property cells.
     public var summary: [MatrixColumnSummary] {

@@ -33,15 +33,32 @@ public enum MatrixFiles {
 
     /// `matrix.json`: the schema version, the columns, each column's summary, the rows.
     public static func encode(_ matrix: Matrix) throws -> Data {
-        struct Document: Encodable {
-            var schemaVersion: Int
-            var columns: [MatrixColumn]
-            var summary: [MatrixColumnSummary]
-            var rows: [MatrixRow]
-        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
         return try encoder.encode(Document(
-            schemaVersion: matrix.schemaVersion, columns: matrix.columns, summary: matrix.summary, rows: matrix.rows))
+            schemaVersion: matrix.schemaVersion, columns: matrix.columns, summary: matrix.summary, rows: matrix.rows,
+            shard: matrix.shard, mergedFrom: matrix.mergedFrom))
+    }
+
+    /// The matrix `directory`'s `matrix.json` holds (its summary is computed again).
+    public static func read(from directory: URL) throws -> Matrix {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let document = try decoder.decode(
+            Document.self, from: Data(contentsOf: directory.appendingPathComponent(jsonFileName)))
+        return Matrix(
+            schemaVersion: document.schemaVersion, columns: document.columns, rows: document.rows, shard: document.shard,
+            mergedFrom: document.mergedFrom)
+    }
+
+    /// `matrix.json`'s shape.
+    private struct Document: Codable {
+        var schemaVersion: Int
+        var columns: [MatrixColumn]
+        var summary: [MatrixColumnSummary]
+        var rows: [MatrixRow]
+        var shard: ShardRecord?
+        var mergedFrom: [MergedShard]?
     }
 }

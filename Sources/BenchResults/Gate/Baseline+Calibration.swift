@@ -177,6 +177,12 @@ extension Baseline {
             next.scenarios[scenario.name] = metrics
         }
         guard intermittent.isEmpty else { throw .intermittentMetrics(intermittent) }
+        var seconds = previous.seconds ?? [:]
+        for name in Set(reports.flatMap { ShardDurations.scenarioSeconds($0).keys }) {
+            let samples = reports.compactMap { ShardDurations.scenarioSeconds($0)[name] }.sorted()
+            seconds[name] = samples[samples.count / 2]
+        }
+        next.seconds = seconds
         // The pairs every run created: a pair the suite reaches only by chance would make
         // the gate cry wolf on the run that misses it.
         let coverages = reports.compactMap { $0.coverage.map { Set($0.coveredIDs) } }

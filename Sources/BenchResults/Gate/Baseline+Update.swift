@@ -22,6 +22,7 @@ extension Baseline {
         if let coverage = report.coverage, Set(scenarios.keys).isSubset(of: report.scenarios.map(\.name)) {
             next.coverage = coverage.coveredIDs
         }
+        next.seconds = (seconds ?? [:]).merging(ShardDurations.scenarioSeconds(report)) { _, measured in measured }
         for scenario in report.scenarios {
             let old = scenarios[scenario.name] ?? [:]
             var metrics: [String: MetricBaseline] = [:]

@@ -31,6 +31,10 @@ public struct Baseline: Sendable, Hashable, Codable {
     /// run missed is left out: only what the suite creates every time is gated); nil in
     /// a file written before coverage was measured.
     public var coverage: [String]?
+    /// Each scenario's wall time, in seconds, in the run(s) it was made from (the median
+    /// of a calibration's): what `--shard` balances shards by. nil in a file written
+    /// before it was recorded (the shards then split by count).
+    public var seconds: [String: Double]?
 
     /// Creates a baseline in the current schema version.
     public init(profile: String? = nil, scenarios: [String: [String: MetricBaseline]] = [:], agent: String? = nil) {

@@ -59,6 +59,11 @@ public struct RunMetadata: Sendable, Hashable, Codable {
     /// as much about them as about the app. nil where it could not be measured, and in a
     /// report written before it was recorded.
     public var othersCPUShare: Double?
+    /// Which part of a sharded whole this run played (`--shard i/n`); nil for a whole run.
+    public var shard: ShardRecord?
+    /// The shards a merged report was joined from (`bench merge`), in shard order; nil
+    /// for a report a single run wrote.
+    public var mergedFrom: [MergedShard]?
 
     /// Creates metadata.
     public init(

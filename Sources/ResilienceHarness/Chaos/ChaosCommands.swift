@@ -103,13 +103,7 @@ struct ChaosCommands {
         if options.guidance != nil {
             let mutants = run.seeds.filter { $0.input.mutant != nil }.count
             let kept = run.seeds.filter { !$0.newPairs.isEmpty }.count
-            let stop = switch run.stop {
-            case .goalReached: "the goal was reached"
-            case .runBudget: "the bound on inputs was reached"
-            case .timeBudget: "the time budget was spent"
-            case .seedsPlayed, nil: "every input was played"
-            }
-            guided = " (\(mutants) mutants); \(kept) reached new pairs; stopped: \(stop)"
+            guided = " (\(mutants) mutants); \(kept) reached new pairs; stopped: \(Self.stopText(run.stop))"
         }
         return "chaos: \(run.seeds.count - failed.count) of \(run.seeds.count) \(what) passed, \(failed.count) failed"
             + (failed.isEmpty ? "" : " (" + failed.map { $0.input.mutant == nil ? String($0.seed) : $0.label }.joined(separator: ", ") + ")")
@@ -121,5 +115,36 @@ struct ChaosCommands {
             + "; bytes the disk held at a kill fetched again: \(evidence.bytesLostToKills)"
             + "; coverage: \(run.coverage.coverage.summary), \(run.coverage.pairs) pairs in all (\(coverageFile))"
             + "; wall time \(Units.format(.seconds(Int64(run.wallSeconds.rounded()))))"
+    }
+
+    /// Why a campaign stopped starting inputs, in words.
+    static func stopText(_ stop: ChaosGuide.Stop?) -> String {
+        switch stop {
+        case .goalReached: "the goal was reached"
+        case .runBudget: "the bound on inputs was reached"
+        case .timeBudget: "the time budget was spent"
+        case .seedsPlayed, nil: "every input was played"
+        }
+    }
+
+    /// `chaos.json` of `run`, with its summary line; paths relative to the directory.
+    func file(of run: ChaosRun, summary: String) -> ChaosSummary {
+        let name = { (path: String) in (path as NSString).lastPathComponent }
+        let inputs = run.seeds.map { outcome in
+            ChaosInputSummary(
+                label: outcome.label, seed: outcome.seed, parent: outcome.input.parent, file: name(outcome.path),
+                reports: outcome.label, steps: outcome.steps,
+                outcome: outcome.result.unsupported != nil ? .unsupported : outcome.passed ? .pass : .fail,
+                failure: outcome.failure.map(\.description), exercised: outcome.result.exercisedProperties,
+                wallSeconds: outcome.wallSeconds, newPairs: outcome.newPairs.map(\.id),
+                shrunk: outcome.shrunk.map { shrunk in
+                    ChaosShrunkSummary(
+                        file: name(shrunk.path), reports: name(minimalReports(outcome.label)), steps: shrunk.steps,
+                        originalSteps: shrunk.originalSteps, runs: shrunk.runs, target: shrunk.target)
+                })
+        }
+        return ChaosSummary(
+            profile: options.profile.name, profilePath: options.profilePath, agent: options.agentName,
+            wallSeconds: run.wallSeconds, stop: Self.stopText(run.stop), summary: summary, inputs: inputs, shard: options.shard)
     }
 }

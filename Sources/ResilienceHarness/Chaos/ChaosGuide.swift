@@ -60,7 +60,7 @@ public struct ChaosGuide: Sendable {
         self.guidance = guidance
         self.meaningful = meaningful
         self.seeds = seeds[...]
-        nextFresh = (seeds.max() ?? 0) &+ 1
+        nextFresh = guidance?.freshSeeds?.start ?? (seeds.max() ?? 0) &+ 1
         rng = SeededGenerator(seed: seeds.first ?? 0).derived("chaos-guide")
     }
 
@@ -83,8 +83,9 @@ public struct ChaosGuide: Sendable {
         guard guidance != nil else { return halt(.seedsPlayed) }
         picks += 1
         if !corpus.isEmpty, picks % 4 != 0, let mutant = mutantOfAFavourite() { return mutant }
-        while played.contains(ChaosGenome(seed: nextFresh)) { nextFresh &+= 1 }
-        defer { nextFresh &+= 1 }
+        let step = guidance?.freshSeeds?.step ?? 1
+        while played.contains(ChaosGenome(seed: nextFresh)) { nextFresh &+= step }
+        defer { nextFresh &+= step }
         return start(ChaosGenome(seed: nextFresh), parent: nil)
     }
 
@@ -108,7 +109,8 @@ public struct ChaosGuide: Sendable {
         started += 1
         if parent == nil && genome.isSeed { return Input(genome: genome, label: "seed-\(genome.seed)") }
         mutants += 1
-        return Input(genome: genome, label: "mutant-\(mutants)", mutant: mutants, parent: parent?.label)
+        let label = (guidance?.labelPrefix ?? "") + "mutant-\(mutants)"
+        return Input(genome: genome, label: label, mutant: mutants, parent: parent?.label)
     }
 
     /// A mutant of a corpus input, chosen by the rarity of the pairs it reached and how
@@ -137,6 +139,24 @@ public struct ChaosGuidance: Sendable, Hashable {
     /// The most inputs it starts, and the time after which it starts none.
     public var runs: Int
     public var timeBudget: Duration
+    /// Where fresh seeds (after the given ones) start and how far apart they are: a shard
+    /// of a campaign (`--shard i/n`) draws them from its own residue class, so no two
+    /// shards play the same one; nil: from one past the largest seed given, one by one.
+    public var freshSeeds: FreshSeeds?
+    /// Put before every mutant's label (`s2-` in shard 2: `s2-mutant-3`), so that the
+    /// labels of a sharded campaign's shards do not collide when merged.
+    public var labelPrefix = ""
+
+    /// Fresh seeds `start`, `start + step`, …
+    public struct FreshSeeds: Sendable, Hashable {
+        public var start: UInt64
+        public var step: UInt64
+
+        public init(start: UInt64, step: UInt64) {
+            self.start = start
+            self.step = max(1, step)
+        }
+    }
 
     public init(goal: Int? = nil, runs: Int = 200, timeBudget: Duration = .seconds(1800)) {
         self.goal = goal

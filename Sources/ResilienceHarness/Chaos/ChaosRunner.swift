@@ -32,6 +32,12 @@ public struct ChaosOptions: Sendable {
     /// How the printed reruns and replays start: `swift run bench` by default;
     /// `bench chaos` gives `BenchInvocation.current`, so they work as printed.
     public var invocation = "swift run bench"
+    /// Which part of a sharded campaign this is (`--shard i/n`: `seeds` are then the
+    /// shard's); recorded in `chaos.json`. nil for a whole campaign.
+    public var shard: ShardRecord?
+    /// How `chaos.json` names the app under test (`deadzone`, `deadzone --misbehave X`,
+    /// or the `--agent` command line).
+    public var agentName = "deadzone"
 
     public init(
         seeds: [UInt64], profile: Profile, profilePath: String, directory: String, appArguments: [String] = [],
@@ -100,7 +106,9 @@ public enum ChaosRunner {
             growth: growth)
         let chaos = ChaosRun(seeds: results, wallSeconds: (ContinuousClock.now - started).seconds, coverage: coverage, stop: stop)
         try coverage.write(to: commands.coverageFile)
-        say(commands.summary(chaos))
+        let summary = commands.summary(chaos)
+        try commands.file(of: chaos, summary: summary).write(into: options.directory)
+        say(summary)
         return chaos
     }
 

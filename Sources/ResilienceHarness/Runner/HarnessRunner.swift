@@ -27,6 +27,10 @@ public struct HarnessOptions: Sendable {
     public var helloTimeout: Duration
     /// The most scenarios played at the same time (`--jobs`); 1 plays them one after another.
     public var jobs: Int
+    /// Each scenario's seed is `seed` plus its index in the run; a run that plays part of
+    /// a whole (`--shard`) gives here, by scenario name, the index in the whole, so that
+    /// a scenario plays with the same seed sharded or not.
+    public var seedOffsets: [String: Int]? = nil
 
     /// Creates options; defaults as DESIGN.md §5 states them.
     public init(
@@ -87,7 +91,7 @@ public enum HarnessRunner {
                     let own = collector.scenario(scenario.name)
                     let result = await load.playing {
                         await ScenarioRun(
-                            scenario: scenario, options: options, seed: options.seed &+ UInt64(index), collector: own, load: load
+                            scenario: scenario, options: options, seed: options.seed &+ UInt64(options.seedOffsets?[scenario.name] ?? index), collector: own, load: load
                         ).run(progress: progress)
                     }
                     progress(.scenarioFinished(result))

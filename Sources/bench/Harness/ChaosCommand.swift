@@ -21,6 +21,10 @@ struct ChaosCommand: AsyncParsableCommand {
             fresh seed every fourth input, printing coverage as it grows, until --goal meaningful pairs are \
             reached, or --runs inputs or --time-budget are spent. Every campaign writes DIR/coverage.json. \
             Example: swift run bench chaos --seeds 1..4 --guided --goal all --time-budget 20m --jobs 2
+
+            With --shard i/n it plays only its part of the seeds (balanced by --durations, an earlier campaign's \
+            directory); guided, each shard draws fresh seeds of its own (the i-th of every n) and --runs is shared out \
+            among the shards. `bench merge` joins the shards' directories (docs/ci.md).
             """
     )
 
@@ -39,6 +43,7 @@ struct ChaosCommand: AsyncParsableCommand {
     @Option(help: "With --guided: stop once this many meaningful pairs are reached (a number, or all).") var goal: String?
     @Option(help: "With --guided: the most inputs the campaign starts, seeds included (default 200).") var runs: Int?
     @Option(help: "With --guided: start no input after this long, e.g. 20m (default 30m).") var timeBudget: String?
+    @OptionGroup var sharding: ShardOptions
 
     func run() async throws {
         let suite = SuiteRun(
@@ -53,18 +58,46 @@ struct ChaosCommand: AsyncParsableCommand {
                 guided: guided, goal: goal, runs: runs, timeBudget: timeBudget, meaningfulPairs: SituationModel.meaningful.count)
         } catch { exitBadInput("\(error)") }
         guard jobs >= 1 else { exitBadInput("--jobs must be at least 1 (1 plays the seeds one after another)") }
+        var shardGuidance = guidance
+        let shard: ShardRecord?
+        do { shard = try shardRecord(seeds: chosen, guidance: &shardGuidance, suite: suite) } catch { exitBadInput(error.description) }
         var options = ChaosOptions(
-            seeds: chosen, profile: loaded, profilePath: profile,
+            seeds: shard.map { record in chosen.filter { record.units.contains("seed-\($0)") } } ?? chosen, profile: loaded, profilePath: profile,
             directory: out ?? SummaryTable.defaultDirectory(profile: "chaos-\(loaded.name)"),
             appArguments: (agent.map { ["--agent", $0] } ?? []) + (misbehave.map { ["--misbehave", $0] } ?? []),
             shrinkRuns: shrinkRuns, shrinkTime: budget
         ) { seed in try suite.harnessOptions(profile: loaded, seed: seed) }
-        (options.jobs, options.stopAtFirstFailure, options.guidance) = (jobs, stopAtFirstFailure, guidance)
-        options.invocation = BenchInvocation.current
+        (options.jobs, options.stopAtFirstFailure, options.guidance) = (jobs, stopAtFirstFailure, shardGuidance)
+        (options.invocation, options.shard, options.agentName) = (BenchInvocation.current, shard, suite.agentName)
         let output = DescriptorWriter(descriptor: 1)
         let result = try await ChaosRunner.run(options, writeReports: { _ = try SuiteRun.write($0, comparison: nil, to: $1) }) {
             output.write($0 + "\n")
         }
         if !result.passed { throw ExitCode(1) }
+    }
+
+    /// The record of `--shard` over `seeds`, or nil without it; a guided campaign's
+    /// fresh seeds and its share of --runs are narrowed to the shard in `guidance`.
+    private func shardRecord(
+        seeds: [UInt64], guidance: inout ChaosGuidance?, suite: SuiteRun
+    ) throws(SuiteRun.BadInput) -> ShardRecord? {
+        guard let (spec, plan) = try sharding.plan(keys: seeds.map { "seed-\($0)" }) else { return nil }
+        guard Set(seeds).count == seeds.count else {
+            throw SuiteRun.BadInput(description: "--shard splits the seeds, and --seeds names one twice")
+        }
+        if var shared = guidance {
+            let share = shared.runs / spec.count + (spec.index <= shared.runs % spec.count ? 1 : 0)
+            shared.runs = share
+            shared.freshSeeds = .init(start: (seeds.max() ?? 0) &+ UInt64(spec.index), step: UInt64(spec.count))
+            shared.labelPrefix = "s\(spec.index)-"
+            guidance = shared
+        }
+        let identity = ShardOptions.identity(command: "chaos", [
+            "profile": profile, "agent": suite.agentName, "guided": String(guided), "goal": goal ?? "-",
+            "shrink": "\(shrinkRuns) runs, \(shrinkTime)",
+        ])
+        let record = plan.record(shard: spec.index, identity: identity)
+        ShardOptions.announce(record)
+        return record
     }
 }

@@ -20,6 +20,8 @@ struct GateCommand: AsyncParsableCommand {
             made with another profile, agent (--agent) or scenario set is refused (exit 2) before anything \
             runs. A scenario the app lacks a capability for is reported unsupported and neither \
             passes nor fails the gate (unless no scenario was played).
+            With --shard i/n it gates only its part (balanced by the baseline's seconds per scenario); \
+            `bench merge` gates the whole from the parts' outputs (docs/ci.md).
             Exit status: 0 when the gate passes, 1 when it fails, 2 for bad input.
             Example: swift run bench gate --baseline Reports/baseline.json
             """
@@ -43,7 +45,10 @@ struct GateCommand: AsyncParsableCommand {
         valueName: "N"))
     var calibrate: Int?
 
+    @OptionGroup var sharding: ShardOptions
+
     func run() async throws {
+        do { _ = try sharding.spec() } catch { exitBadInput(error.description) }
         let url = URL(fileURLWithPath: baseline)
         var current = Baseline()
         if FileManager.default.fileExists(atPath: baseline) {
@@ -51,10 +56,20 @@ struct GateCommand: AsyncParsableCommand {
         } else if !updateBaseline && calibrate == nil {
             exitBadInput("no baseline at \(baseline); make one with `bench gate --update-baseline --baseline \(baseline)`")
         }
-        let suite = SuiteRun(
+        var suite = SuiteRun(
             profilePath: profile, scenarioNames: options.scenarios, scenarioFiles: options.scenarioFiles, seed: options.seed,
             timeLimitSeconds: options.timeLimit, misbehavior: nil, agentCommand: options.agent, progressOnStandardError: false,
             jobs: options.jobs)
+        do {
+            (suite.shard, suite.shardSeconds) = (try sharding.spec(), try sharding.measuredSeconds(fallback: current.seconds ?? [:]))
+        } catch { exitBadInput(error.description) }
+        if suite.shard != nil && (updateBaseline || calibrate != nil) {
+            exitBadInput("--shard gates one part of the suite; update or calibrate the baseline from a whole run, without --shard")
+        }
+        let partial = !(options.scenarios + options.scenarioFiles).isEmpty
+        suite.shardIdentity = [
+            "command": "gate", "partial": String(partial), "baseline": ShardOptions.baselineDigest(baseline),
+        ]
         if let calibrate { return try await calibrateBaseline(runs: calibrate, suite: suite, previous: current) }
         let (profileName, names): (String, [String])
         do { (profileName, names) = (try suite.loadProfile().name, try suite.scenarios().map(\.name)) } catch {
@@ -67,8 +82,7 @@ struct GateCommand: AsyncParsableCommand {
         }
         let run: HarnessRun
         do { run = try await suite.run() } catch { exitBadInput(error.description) }
-        let comparison = GateComparison(
-            report: run.report, baseline: current, onlyScenariosRun: !(options.scenarios + options.scenarioFiles).isEmpty)
+        let comparison = GateComparison(report: run.report, baseline: current, onlyScenariosRun: partial || suite.shard != nil)
         let directory = options.out ?? SummaryTable.defaultDirectory(profile: run.report.run.profile)
         let note = ["Compared with \(baseline).", current.concurrencyNote(jobs: run.report.run.jobs ?? 1)].compactMap { $0 }
         let files = try SuiteRun.write(run, comparison: comparison, baselineNote: note.joined(separator: " "), to: directory)
@@ -87,6 +101,11 @@ struct GateCommand: AsyncParsableCommand {
         for line in comparison.lines(baselinePath: baseline) { print(line) }
         if note.count > 1 { print("note: \(note[1])") }
         print("report: \(files.reportHTML.path)")
+        if let shard = run.report.run.shard {
+            print("shard \(shard.spec): gated on its \(shard.units.count) scenario\(shard.units.count == 1 ? "" : "s"); "
+                + "the whole's verdict (coverage included) is `bench merge`'s")
+            if shard.units.isEmpty { return }
+        }
         let played = run.report.scenarios.contains { $0.unsupported == nil }
         if !played { print("gate: fails: no scenario was played (every one needs a capability the app does not declare)") }
         if !comparison.passed || !played { throw ExitCode(1) }

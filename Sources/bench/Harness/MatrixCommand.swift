@@ -17,6 +17,8 @@ struct MatrixCommand: AsyncParsableCommand {
             runs every chosen scenario under every --profile; each run writes its own report directory \
             (<out>/<engine>--<profile>/), and the matrix is written beside them: matrix.html (rows scenario × \
             property, columns engine × profile, each cell linking to its run's report), matrix.json, junit.xml.
+            With --shard i/n it plays only its part of the runs' scenarios (each scenario of each run is a unit); \
+            `bench merge` joins the parts' directories into the whole matrix (docs/ci.md).
             Exit status: 0 once the matrix is written (it reports, it does not gate), 2 for bad input.
             Example: swift run bench matrix --agent deadzone --agent mine='python3 my_agent.py' --profile Profiles/flaky-wifi.yaml
             """
@@ -45,6 +47,8 @@ struct MatrixCommand: AsyncParsableCommand {
 
     @Option(help: "How many scenarios of one run play at the same time (default: all, at most \(SuiteRun.defaultJobs); 1: one by one). The runs themselves go one after another.")
     var jobs: Int?
+
+    @OptionGroup var sharding: ShardOptions
 
     /// The builtin engines' command lines, for a profile's seed.
     static func builtin(_ name: String, seed: UInt64) -> AppCommandLine? {
@@ -83,6 +87,8 @@ struct MatrixCommand: AsyncParsableCommand {
                 entries.append(MatrixEntry(agent: spec.name, app: app, profile: profile, profilePath: path))
             }
         }
+        let shard: ShardRecord?
+        do { shard = try shardRecord(entries, scenarios: chosen) } catch { exitBadInput(error.description) }
         let directory = out ?? SummaryTable.defaultDirectory(profile: "matrix")
         let printer = ProgressPrinter(toStandardError: false)
         let output = DescriptorWriter(descriptor: 1)
@@ -95,6 +101,7 @@ struct MatrixCommand: AsyncParsableCommand {
                     profile: entry.profile, profilePath: entry.profilePath, seed: seed ?? entry.profile.seed,
                     timeLimit: limit, app: entry.app, agentName: entry.agent, jobs: jobs ?? SuiteRun.defaultJobs)
             },
+            shard: shard,
             started: { entry, index in
                 output.write("== [\(index + 1)/\(entries.count)] \(entry.agent) under \(entry.profile.name): \(entry.app.description)\n")
             },
@@ -102,5 +109,23 @@ struct MatrixCommand: AsyncParsableCommand {
         print("")
         for summary in matrix.summary { print(summary.line) }
         print(String(format: "\nmatrix: %@/%@ (%.0f s)", directory, MatrixHTML.fileName, (ContinuousClock.now - clock).seconds))
+    }
+
+    /// The record of `--shard` over every scenario of every run, or nil without it.
+    private func shardRecord(_ entries: [MatrixEntry], scenarios: [Scenario]) throws(SuiteRun.BadInput) -> ShardRecord? {
+        let keys = entries.flatMap { entry in scenarios.map { MatrixShard.key(run: entry.directoryName, scenario: $0.name) } }
+        guard let (spec, plan) = try sharding.plan(keys: keys) else { return nil }
+        guard Set(keys).count == keys.count else {
+            throw SuiteRun.BadInput(description: "--shard splits each run's scenarios by name, and two units share one "
+                + "(the same engine name under one profile, or two scenarios of one name); rename one")
+        }
+        let identity = ShardOptions.identity(command: "matrix", [
+            "profile": (profiles.isEmpty ? ["Profiles/flaky-wifi.yaml"] : profiles).joined(separator: ", "),
+            "seed": seed.map(String.init) ?? "each profile's", "agent": agents.joined(separator: ", "),
+            "time-limit": String(timeLimit),
+        ])
+        let record = plan.record(shard: spec.index, identity: identity)
+        ShardOptions.announce(record)
+        return record
     }
 }

@@ -20,6 +20,7 @@ struct RunCommand: AsyncParsableCommand {
             ends its scenario with a "protocol error: …" and fails the run.
             Exit status: 0 when every property of every scenario played holds, 1 when one fails (or a \
             scenario erred, or none was played), 2 for bad input.
+            With --shard i/n it plays only its part of the scenarios (docs/ci.md); `bench merge` joins the parts.
             Example: swift run bench --profile Profiles/subway-commute.yaml
             """
     )
@@ -40,15 +41,22 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON on stdout (progress goes to stderr).")
     var json = false
 
+    @OptionGroup var sharding: ShardOptions
+
     func run() async throws {
-        let suite = SuiteRun(
+        let partial = !(options.scenarios + options.scenarioFiles).isEmpty
+        var suite = SuiteRun(
             profilePath: profile, scenarioNames: options.scenarios, scenarioFiles: options.scenarioFiles, seed: options.seed,
             timeLimitSeconds: options.timeLimit, misbehavior: misbehave, agentCommand: options.agent, progressOnStandardError: json,
             jobs: options.jobs)
+        do {
+            (suite.shard, suite.shardSeconds) = (try sharding.spec(), try sharding.measuredSeconds())
+        } catch { exitBadInput(error.description) }
+        suite.shardIdentity = ["command": "run", "partial": String(partial)]
         let result: HarnessRun
         do { result = try await suite.run() } catch { exitBadInput(error.description) }
-        let partial = !(options.scenarios + options.scenarioFiles).isEmpty
-        let (comparison, note, warning) = GateComparison.forRun(result.report, baselinePath: baseline, partial: partial)
+        let (comparison, note, warning) = GateComparison.forRun(
+            result.report, baselinePath: baseline, partial: partial || suite.shard != nil)
         if let warning { FileHandle.standardError.writeSurvivingSignals(Data("warning: \(warning)\n".utf8)) }
         let directory = options.out ?? SummaryTable.defaultDirectory(profile: result.report.run.profile)
         let files = try SuiteRun.write(result, comparison: comparison, baselineNote: note, to: directory)
@@ -58,6 +66,9 @@ struct RunCommand: AsyncParsableCommand {
         } else {
             print("\n" + SummaryTable.render(result.report))
             print("\nreport: \(files.reportHTML.path)")
+        }
+        if let shard = result.report.run.shard, shard.units.isEmpty {
+            return print("shard \(shard.spec) has no scenario to play (\(shard.allUnits.count) over \(shard.count) shards); its empty report is for `bench merge`")
         }
         if !result.report.passed { throw ExitCode(1) }
     }

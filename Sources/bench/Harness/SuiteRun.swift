@@ -20,6 +20,12 @@ struct SuiteRun {
     /// `--jobs`: the most scenarios played at once; nil for `defaultJobs` (all of a suite of up to 8).
     var jobs: Int? = nil
     static let defaultJobs = 8
+    /// `--shard`: the part of the chosen scenarios this run plays, balanced by
+    /// `shardSeconds` (by scenario name), and what its record shares with the other
+    /// parts (`ShardRecord.identity`: the command, a gate's baseline).
+    var shard: ShardSpec? = nil
+    var shardSeconds: [String: Double] = [:]
+    var shardIdentity: [String: String] = [:]
 
     /// Bad input: exit 2 with a message that says what to do.
     struct BadInput: Error, CustomStringConvertible {
@@ -44,12 +50,36 @@ struct SuiteRun {
     /// Runs the chosen scenarios under the profile with live progress.
     func run() async throws(BadInput) -> HarnessRun {
         let profile = try loadProfile()
-        let scenarios = try scenarios()
-        let options = try harnessOptions(profile: profile, seed: seed ?? profile.seed)
+        var scenarios = try scenarios()
+        var options = try harnessOptions(profile: profile, seed: seed ?? profile.seed)
+        if shard != nil, Set(scenarios.map(\.name)).count != scenarios.count {
+            throw BadInput(description: "--shard splits scenarios by name, and two of those chosen share one; rename one")
+        }
+        let record = shard.map { shardRecord(of: scenarios, spec: $0, profile: profile, seed: options.seed) }
+        if let record {
+            let whole = scenarios
+            scenarios = whole.filter { record.units.contains($0.name) }
+            options.seedOffsets = Dictionary(whole.enumerated().map { ($1.name, $0) }) { a, _ in a }
+            ShardOptions.announce(record)
+        }
         let printer = ProgressPrinter(toStandardError: progressOnStandardError)
         let output = DescriptorWriter(descriptor: progressOnStandardError ? 2 : 1)
-        output.write("Deadzone \(DeadzoneVersion.current): \(scenarios.count) scenario\(scenarios.count == 1 ? "" : "s") under \(profile.name) (seed \(options.seed))\n")
-        return await HarnessRunner.run(scenarios, options: options) { printer.handle($0) }
+        output.write("Deadzone \(DeadzoneVersion.current): \(scenarios.count) scenario\(scenarios.count == 1 ? "" : "s") under \(profile.name) (seed \(options.seed))\(record.map { ", shard \($0.spec)" } ?? "")\n")
+        var run = await HarnessRunner.run(scenarios, options: options) { printer.handle($0) }
+        run.report.run.shard = record
+        return run
+    }
+
+    /// The record of shard `spec` of `scenarios` (the whole, in order): the plan balanced
+    /// by `shardSeconds`, and the identity every part shares.
+    private func shardRecord(of scenarios: [Scenario], spec: ShardSpec, profile: Profile, seed: UInt64) -> ShardRecord {
+        let plan = ShardPlan(
+            units: scenarios.map { ShardUnit(key: $0.name, seconds: shardSeconds[$0.name]) }, count: spec.count)
+        let identity = [
+            "profile": "\(profile.name) (\(profilePath))", "seed": String(seed), "agent": agentName,
+            "time-limit": String(timeLimitSeconds),
+        ].merging(shardIdentity) { $1 }
+        return plan.record(shard: spec.index, identity: ShardOptions.identity(command: shardIdentity["command"] ?? "run", identity))
     }
 
     /// The harness's options for a run of `profile` with `seed` (the app under test is

@@ -1,4 +1,3 @@
-import BenchResults
 import Foundation
 
 /// The situation pairs a chaos campaign created, as `coverage.json` in its directory
@@ -40,5 +39,10 @@ public struct ChaosCoverage: Sendable, Hashable, Codable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         try encoder.encode(self).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    /// The coverage a campaign wrote to `path`.
+    public static func read(from path: String) throws -> ChaosCoverage {
+        try JSONDecoder().decode(ChaosCoverage.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
     }
 }
