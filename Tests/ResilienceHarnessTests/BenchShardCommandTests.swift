@@ -135,4 +135,19 @@ import Testing
         }
         #expect(!FileManager.default.fileExists(atPath: scratch.out))
     }
+
+    /// The committed baseline records every shipped scenario's seconds, so that `bench gate
+    /// --shard i/n` balances the suite by them: two shards then differ by less than the
+    /// longest scenario (longest first), where a split by count could put the four longest
+    /// together.
+    @Test func theCommittedBaselineBalancesTheSuitesShards() throws {
+        let baseline = try Baseline.read(from: URL(fileURLWithPath: ShippedScenarios.root + "/Reports/baseline.json"))
+        let names = try ShippedScenarios.suite().all.map(\.name)
+        let seconds = try #require(baseline.seconds)
+        #expect(names.filter { seconds[$0] == nil }.isEmpty, "no seconds for \(names.filter { seconds[$0] == nil })")
+        let plan = ShardPlan(units: names.map { ShardUnit(key: $0, seconds: seconds[$0]) }, count: 2)
+        let longest = names.compactMap { seconds[$0] }.max() ?? 0
+        #expect(abs(plan.estimatedSeconds[0] - plan.estimatedSeconds[1]) <= longest, "\(plan.estimatedSeconds)")
+        #expect(Set(plan.keys(ofShard: 1) + plan.keys(ofShard: 2)) == Set(names))
+    }
 }
