@@ -126,3 +126,53 @@ import Testing
         }
     }
 }
+
+/// `ChaosMerge`: a sharded campaign's summaries and coverage joined.
+@Suite struct ChaosMergeTests {
+    static func input(_ label: String, outcome: ChaosInputSummary.Outcome = .pass, parent: String? = nil) -> ChaosInputSummary {
+        ChaosInputSummary(
+            label: label, seed: UInt64(label.split(separator: "-").last.flatMap { UInt64($0) } ?? 0), parent: parent,
+            file: "\(label).yaml", reports: label, steps: 3, outcome: outcome, failure: outcome == .fail ? "integrity" : nil,
+            exercised: ["integrity"], wallSeconds: 2, newPairs: [], shrunk: nil)
+    }
+
+    static func coverage(_ pairs: [(String, [String])]) -> ChaosCoverage {
+        ChaosCoverage(
+            coverage: RunCoverage(
+                meaningful: pairs.map { MeaningfulPairCoverage(
+                    pair: SituationPair(incident: $0.0, context: "phase:x"), properties: [], why: "", scenarios: $0.1) },
+                otherPairs: []),
+            growth: [])
+    }
+
+    static func part(_ index: Int, _ inputs: [ChaosInputSummary], _ coverage: ChaosCoverage, seconds: Double) -> ChaosMerge.Part {
+        var summary = ChaosSummary(
+            profile: "p", profilePath: "p.yaml", agent: "deadzone", wallSeconds: seconds, stop: "every input was played",
+            summary: "", inputs: inputs)
+        summary.shard = ShardRecord(
+            index: index, count: 2, units: inputs.filter { $0.parent == nil }.map(\.label),
+            allUnits: ["seed-1", "seed-2", "seed-3"], plan: "p", identity: [:])
+        return ChaosMerge.Part(directory: "c\(index)", summary: summary, coverage: coverage)
+    }
+
+    @Test func theWholeCampaignHasEveryInputInTheSeedsOrderAndTheUnitedCoverage() throws {
+        let merged = try ChaosMerge.merge([
+            Self.part(1, [Self.input("seed-1"), Self.input("seed-3", outcome: .fail), Self.input("s1-mutant-1", parent: "seed-1")],
+                      Self.coverage([("a", ["seed-3"]), ("b", [])]), seconds: 40),
+            Self.part(2, [Self.input("seed-2")], Self.coverage([("a", ["seed-2"]), ("b", ["seed-2"])]), seconds: 30),
+        ])
+        #expect(merged.summary.inputs.map(\.label) == ["seed-1", "seed-2", "seed-3", "s1-mutant-1"])
+        #expect(merged.coverage.coverage.meaningful.map(\.scenarios) == [["seed-2", "seed-3"], ["seed-2"]])
+        #expect(!merged.summary.passed && merged.summary.wallSeconds == 40 && merged.summary.mergedFrom?.count == 2)
+        #expect(merged.summary.summary.hasPrefix("chaos, merged from 2 shards: 3 of 4 inputs passed, 1 failed (seed-3); coverage: 2 of 2"))
+    }
+
+    @Test func anInputTwoShardsPlayedIsRefused() {
+        #expect(throws: ShardMergeError.self) {
+            try ChaosMerge.merge([
+                Self.part(1, [Self.input("seed-1")], Self.coverage([]), seconds: 1),
+                Self.part(2, [Self.input("seed-1")], Self.coverage([]), seconds: 1),
+            ])
+        }
+    }
+}
