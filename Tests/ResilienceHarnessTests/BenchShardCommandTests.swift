@@ -125,6 +125,30 @@ import Testing
         #expect(Set(coverage.coverage.coveredIDs) == Set(parts.flatMap(\.coverage.coveredIDs)))
     }
 
+    /// More shards than units: the shard left without one writes an empty part, exits 0
+    /// and says so; the merge of the parts is the whole.
+    @Test func aShardWithNothingToPlayWritesAnEmptyPartThatMerges() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        var statuses: [Int32] = []
+        for index in 1...2 {
+            let shard = try await runBench(
+                ["--profile", scratch.profile, "--scenario", "housekeeping", "--json", "--shard", "\(index)/2", "--out", scratch.out + "/e\(index)"],
+                in: scratch.root)
+            statuses.append(shard.status)
+            // stdout stays exactly one JSON report, the empty part's included.
+            #expect(try BenchRunCommandTests.decodeReport(shard.stdout).scenarios.count == 2 - index, "\(shard.output)")
+            if index == 2 { #expect(shard.stderr.contains("shard 2/2 has nothing to play (1 units over 2 shards)"), "\(shard.stderr)") }
+        }
+        #expect(statuses == [0, 0])
+        let chaos = try await runBench(
+            ["chaos", "--seeds", "1", "--profile", scratch.profile, "--shard", "2/2", "--out", scratch.out + "/c2"], in: scratch.root)
+        #expect(chaos.status == 0 && chaos.stdout.contains("shard 2/2 has nothing to play"), "\(chaos.output)")
+        let merge = try await runBench(["merge", scratch.out + "/e1", scratch.out + "/e2", "--out", scratch.out + "/merged"])
+        #expect(merge.status == 0, "\(merge.output)")
+        #expect(try BenchRunCommandTests.decodeReport(scratch.text("merged/report.json")).scenarios.map(\.name) == ["housekeeping"])
+    }
+
     @Test(arguments: [("3/2", "shards are numbered 1 to 2"), ("0/4", "shards are numbered 1 to 4"), ("2", "is not INDEX/COUNT")])
     func aBadShardIsBadInput(spec: String, says: String) async throws {
         let scratch = try Scratch()

@@ -73,6 +73,7 @@ struct ChaosCommand: AsyncParsableCommand {
         let result = try await ChaosRunner.run(options, writeReports: { _ = try SuiteRun.write($0, comparison: nil, to: $1) }) {
             output.write($0 + "\n")
         }
+        if let shard, result.seeds.isEmpty, shard.units.isEmpty { return print(ShardOptions.nothingToPlay(shard)) }
         if !result.passed { throw ExitCode(1) }
     }
 

@@ -104,7 +104,7 @@ struct GateCommand: AsyncParsableCommand {
         if let shard = run.report.run.shard {
             print("shard \(shard.spec): gated on its \(shard.units.count) scenario\(shard.units.count == 1 ? "" : "s"); "
                 + "the whole's verdict (coverage included) is `bench merge`'s")
-            if shard.units.isEmpty { return }
+            if shard.units.isEmpty { return print(ShardOptions.nothingToPlay(shard)) }
         }
         let played = run.report.scenarios.contains { $0.unsupported == nil }
         if !played { print("gate: fails: no scenario was played (every one needs a capability the app does not declare)") }

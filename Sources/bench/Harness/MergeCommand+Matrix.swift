@@ -35,7 +35,9 @@ extension MergeCommand {
                         .appendingPathComponent(ReportJSON.fileName))
             }
             guard !sources.isEmpty else {
-                merged.error = matrices.lazy.compactMap { $0.columns[index].error }.first ?? "no shard wrote its report"
+                // The error of the shard that was to play this run, before a "plays none" of the others.
+                let errors = matrices.compactMap { $0.columns[index].error }
+                merged.error = errors.first { !$0.hasPrefix("shard ") } ?? errors.first ?? "no shard wrote its report"
                 runs.append((merged, nil))
                 continue
             }

@@ -68,7 +68,8 @@ struct RunCommand: AsyncParsableCommand {
             print("\nreport: \(files.reportHTML.path)")
         }
         if let shard = result.report.run.shard, shard.units.isEmpty {
-            return print("shard \(shard.spec) has no scenario to play (\(shard.allUnits.count) over \(shard.count) shards); its empty report is for `bench merge`")
+            FileHandle.standardError.writeSurvivingSignals(Data((ShardOptions.nothingToPlay(shard) + "\n").utf8))
+            return
         }
         if !result.report.passed { throw ExitCode(1) }
     }

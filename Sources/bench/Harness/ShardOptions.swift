@@ -56,6 +56,12 @@ struct ShardOptions: ParsableArguments {
         return ShardPlan.digest(data)
     }
 
+    /// `shard 4/4 has nothing to play (3 units over 4 shards); …`: why a shard exits 0 with an empty part.
+    static func nothingToPlay(_ record: ShardRecord) -> String {
+        "shard \(record.spec) has nothing to play (\(record.allUnits.count) units over \(record.count) shards); "
+            + "its empty part is for `bench merge`"
+    }
+
     /// Says on stderr which part this is, so a CI log shows it.
     static func announce(_ record: ShardRecord) {
         FileHandle.standardError.writeSurvivingSignals(Data(
