@@ -50,18 +50,30 @@ struct MergeCommand: AsyncParsableCommand {
         }
     }
 
-    /// What a shard's output directory holds.
-    enum Kind: String {
-        case run = "run's report", matrix, chaos = "chaos campaign"
+    /// What a shard's output directory holds, told by the file it has.
+    enum Kind: String, CaseIterable {
+        // In the order looked for: a matrix's directory holds report.json files only below it.
+        case matrix, chaos = "chaos campaign", run = "run's report"
+
+        /// `matrix.json`, `chaos.json`, `report.json`.
+        var fileName: String {
+            switch self {
+            case .matrix: MatrixFiles.jsonFileName
+            case .chaos: ChaosSummary.fileName
+            case .run: ReportJSON.fileName
+            }
+        }
+
+        /// The kind whose file is named `name`; nil for another name.
+        init?(fileName name: String) {
+            guard let kind = Self.allCases.first(where: { $0.fileName == name }) else { return nil }
+            self = kind
+        }
     }
 
     /// The kind of output in `directory`, by the file it holds; nil when none.
     static func kind(of directory: String) -> Kind? {
-        let has = { (name: String) in FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent(name)) }
-        if has(MatrixFiles.jsonFileName) { return .matrix }
-        if has(ChaosSummary.fileName) { return .chaos }
-        if has(ReportJSON.fileName) { return .run }
-        return nil
+        Kind.allCases.first { FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent($0.fileName)) }
     }
 
     /// A shard's report and trace, or exit 2 naming the directory.

@@ -21,20 +21,18 @@ enum ShardDurationsFile {
         }
         let url = URL(fileURLWithPath: path)
         let directory = isDirectory.boolValue ? url : url.deletingLastPathComponent()
-        let name = isDirectory.boolValue ? nil : url.lastPathComponent
-        let has = { (file: String) in
-            name == file || (name == nil && FileManager.default.fileExists(atPath: directory.appendingPathComponent(file).path))
-        }
-        if has(MatrixFiles.jsonFileName) { return try matrix(directory) }
-        if has(ChaosSummary.fileName) {
+        let kind = isDirectory.boolValue ? MergeCommand.kind(of: path) : MergeCommand.Kind(fileName: url.lastPathComponent)
+        switch kind {
+        case .matrix: return try matrix(directory)
+        case .chaos:
             let summary = try ChaosSummary.read(from: directory.path)
             return Dictionary(summary.inputs.filter { $0.parent == nil }.map { ($0.label, $0.wallSeconds) }) { a, _ in a }
-        }
-        if has(ReportJSON.fileName) {
+        case .run:
             return ShardDurations.scenarioSeconds(try ReportJSON.read(from: directory.appendingPathComponent(ReportJSON.fileName)))
-        }
-        guard name != nil else {
-            throw Unreadable(description: "the directory holds no report.json, matrix.json or chaos.json")
+        case nil:
+            guard !isDirectory.boolValue else {
+                throw Unreadable(description: "the directory holds no report.json, matrix.json or chaos.json")
+            }
         }
         let baseline = try Baseline.read(from: url)
         guard let seconds = baseline.seconds else {
