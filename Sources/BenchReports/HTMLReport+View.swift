@@ -31,6 +31,8 @@ struct HTMLReportView {
     var hasFailures: Bool
     /// The command line that plays the run again (profile, seed, scenarios, app).
     var rerun: String
+    /// Whether the report is one shard's (`--shard i/n`): the rerun plays its whole.
+    var isShard: Bool
 
     /// A label and a value (or a CSS class, for legend entries).
     struct Fact {
@@ -121,6 +123,9 @@ extension HTMLReportView {
         if let share = report.run.othersCPUShare {
             run.append(Fact(key: "CPU used by other processes", value: "\(Int((share * 100).rounded())) % of the machine's"))
         }
+        run += ShardProvenance.facts(shard: report.run.shard, mergedFrom: report.run.mergedFrom).map {
+            Fact(key: safe($0.key), value: safe($0.value))
+        }
         let unsupported = report.unsupportedScenarios
         if !unsupported.isEmpty {
             run.append(Fact(
@@ -200,14 +205,18 @@ extension HTMLReportView {
         grid = VerdictGrid(report, comparison: comparison)
         hasFailures = !grid.failures.isEmpty
         rerun = safe(Self.rerun(report))
+        isShard = report.run.shard != nil
     }
 
     /// `swift run bench --profile P --seed S --scenario A … --agent 'C'`: the run again, as
-    /// far as its report can say (a scenario given as a file is named, not its file).
+    /// far as its report can say (a scenario given as a file is named, not its file). For a
+    /// shard, the whole it is a part of: there each of its scenarios has the seed it had.
     static func rerun(_ report: RunReport) -> String {
         let quoted = BenchInvocation.quoted
         var words = ["swift run bench --profile", quoted(report.run.profilePath), "--seed", String(report.run.seed)]
-        for scenario in report.scenarios { words += ["--scenario", quoted(scenario.name)] }
+        // A shard's scenarios play with the seeds they have in the whole, so its whole is
+        // what plays them again with the same seeds.
+        for name in report.run.shard?.allUnits ?? report.scenarios.map(\.name) { words += ["--scenario", quoted(name)] }
         let misbehave = "deadzone --misbehave "
         if let agent = report.run.agent, agent != "deadzone" {
             words += agent.hasPrefix(misbehave) ? ["--misbehave", quoted(String(agent.dropFirst(misbehave.count)))]

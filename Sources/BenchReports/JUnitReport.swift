@@ -10,7 +10,8 @@ import Foundation
 /// testcase `precondition: <what>`, failed when not met; a scenario that
 /// could not run to its end adds a testcase `scenario-run` with an `<error>`; a scenario
 /// the app lacks a capability for is one testcase `scenario-run`
-/// `<skipped message="unsupported: <capability>"/>`.
+/// `<skipped message="unsupported: <capability>"/>`. A shard's report, or one merged from
+/// shards, opens each `<testsuite>` with `<properties>` saying which (`ShardProvenance`).
 /// Stateless; call from any thread.
 public enum JUnitReport {
     /// The file name inside a run's report directory.
@@ -32,17 +33,28 @@ public enum JUnitReport {
             ("skipped", String(verdicts.filter { $0.outcome == .notApplicable }.count + report.unsupportedScenarios.count)),
             ("time", seconds(report.run.durationSeconds)),
         ]) + ">\n"
-        for scenario in report.scenarios { xml += suite(scenario, startedAt: report.run.startedAt) }
+        let properties = shardProperties(ShardProvenance.facts(shard: report.run.shard, mergedFrom: report.run.mergedFrom))
+        for scenario in report.scenarios { xml += suite(scenario, startedAt: report.run.startedAt, properties: properties) }
         xml += "</testsuites>\n"
         return xml
     }
 
-    private static func suite(_ scenario: ScenarioResult, startedAt: Date) -> String {
+    /// `<properties>` naming the shard the report is, or the shards it was merged from
+    /// (`deadzone.shard`, `deadzone.merged from`, `deadzone.shard 2/4`), for the first lines
+    /// of every `<testsuite>`; empty for a report that is neither.
+    static func shardProperties(_ facts: [ShardProvenance.Fact]) -> String {
+        guard !facts.isEmpty else { return "" }
+        return "    <properties>\n"
+            + facts.map { "      <property" + attributes([("name", "deadzone.\($0.key)"), ("value", $0.value)]) + "/>\n" }.joined()
+            + "    </properties>\n"
+    }
+
+    private static func suite(_ scenario: ScenarioResult, startedAt: Date, properties: String) -> String {
         if let text = scenario.unsupportedText {
             return "  <testsuite" + attributes([
                 ("name", scenario.name), ("tests", "1"), ("failures", "0"), ("errors", "0"), ("skipped", "1"),
                 ("time", "0"), ("timestamp", startedAt.formatted(.iso8601)),
-            ]) + ">\n    <testcase" + attributes([("classname", scenario.name), ("name", scenarioErrorCaseName)])
+            ]) + ">\n" + properties + "    <testcase" + attributes([("classname", scenario.name), ("name", scenarioErrorCaseName)])
                 + ">\n      <skipped" + attributes([("message", text)]) + "/>\n    </testcase>\n  </testsuite>\n"
         }
         let errors = scenario.error == nil ? 0 : 1
@@ -54,7 +66,7 @@ public enum JUnitReport {
             ("skipped", String(scenario.verdicts.filter { $0.outcome == .notApplicable }.count)),
             ("time", seconds(Double(scenario.endNanoseconds &- scenario.startNanoseconds) / 1e9)),
             ("timestamp", startedAt.formatted(.iso8601)),
-        ]) + ">\n"
+        ]) + ">\n" + properties
         for precondition in scenario.preconditions { xml += testcase(precondition, scenario: scenario.name) }
         for verdict in scenario.verdicts { xml += testcase(verdict, scenario: scenario.name) }
         if let error = scenario.error {

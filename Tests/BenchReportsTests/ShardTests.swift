@@ -67,8 +67,8 @@ import Testing
     }
 
     @Test func theSetCheckNamesWhatIsWrong() throws {
-        let ok = try ShardSet.check([ShardInput(directory: "B", record: Self.record(2)), ShardInput(directory: "A", record: Self.record(1))])
-        #expect(ok.map(\.directory) == ["A", "B"])
+        let ok = try ShardSet.order([ShardInput(directory: "B", record: Self.record(2)), ShardInput(directory: "A", record: Self.record(1))]) { $0 }
+        #expect(ok.map(\.input.directory) == ["A", "B"])
         let cases: [([ShardInput], String)] = [
             ([ShardInput(directory: "A", record: Self.record(1))], "shard 2/2 is missing (given: 1/2 in A)"),
             ([ShardInput(directory: "A", record: Self.record(1)), ShardInput(directory: "B", record: Self.record(1))],
@@ -84,7 +84,7 @@ import Testing
         ]
         for (inputs, says) in cases {
             do {
-                _ = try ShardSet.check(inputs)
+                _ = try ShardSet.order(inputs) { $0 }
                 Issue.record("accepted: \(says)")
             } catch { #expect(error.description.contains(says), "\(error)") }
         }

@@ -160,6 +160,43 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: scratch.out))
     }
 
+    /// `--durations` balances by the seconds it reads: a baseline that says
+    /// license-before-background takes 100 s and housekeeping 1 s puts them in different
+    /// shards, longest first, and the reverse swaps them; it is refused without `--shard`
+    /// and for a directory that holds no output.
+    @Test func durationsFromAFileDecideTheSplit() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let committed = try Data(contentsOf: URL(fileURLWithPath: ShippedScenarios.root + "/Reports/baseline.json"))
+        var played: [[String]] = []
+        for (index, seconds) in [["license-before-background": 100.0, "housekeeping": 1.0],
+                                 ["license-before-background": 1.0, "housekeeping": 100.0]].enumerated() {
+            var document = try #require(try JSONSerialization.jsonObject(with: committed) as? [String: Any])
+            document["seconds"] = seconds
+            let path = scratch.out + "-durations-\(index).json"
+            try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: path))
+            let shard = try await runBench(
+                ["--profile", scratch.profile, "--seed", "7"] + Self.scenarios
+                    + ["--shard", "2/2", "--durations", path, "--out", scratch.out + "/d\(index)"],
+                in: scratch.root)
+            #expect(shard.status == 0, "\(shard.output)")
+            played.append(try BenchRunCommandTests.decodeReport(scratch.text("d\(index)/report.json")).scenarios.map(\.name))
+        }
+        // The longest goes to shard 1; shard 2 plays the other.
+        #expect(played == [["housekeeping"], ["license-before-background"]])
+
+        let refusals: [([String], String)] = [
+            (["--durations", scratch.out + "-durations-0.json"], "--durations balances shards: give it with --shard i/n"),
+            (["--shard", "1/2", "--durations", scratch.root], "holds no report.json, matrix.json or chaos.json"),
+            (["--shard", "1/2", "--durations", scratch.out + "-nothing"], "no such file or directory"),
+        ]
+        for (arguments, says) in refusals {
+            let refused = try await runBench(
+                ["--profile", scratch.profile] + Self.scenarios + arguments + ["--out", scratch.out + "/refused"], in: scratch.root)
+            #expect(refused.status == 2 && refused.stderr.contains(says), "\(says): \(refused.output)")
+        }
+    }
+
     /// The committed baseline records every shipped scenario's seconds, so that `bench gate
     /// --shard i/n` balances the suite by them: two shards then differ by less than the
     /// longest scenario (longest first), where a split by count could put the four longest

@@ -1,9 +1,11 @@
+import BenchResults
 import Foundation
 
 /// `matrix.html`: one self-contained page (inline CSS, no script, no external
 /// reference): rows scenario × property, columns engine × profile, each cell pass /
 /// fail / unsupported / error / n/a linking to that run's own `report.html` at the
-/// scenario, with the detail as its tooltip. XHTML-compatible, like `report.html`.
+/// scenario, with the detail as its tooltip; a shard's matrix, or one merged from shards,
+/// says which above the grid. XHTML-compatible, like `report.html`.
 /// Stateless; call from any thread.
 public enum MatrixHTML {
     /// The file name inside the matrix's directory.
@@ -29,8 +31,15 @@ public enum MatrixHTML {
             </style></head><body>
             <h1>\(text(title))</h1>
             <p>Rows: each scenario (its own row says whether it was played and held as a whole), then each property it judged. Columns: each engine under each profile. A cell links to that run's report at the scenario; hover it for the verdict. <b>unsupported</b>: the engine's hello does not declare a capability the scenario needs (never counted as passed). <b>precondition unmet</b>: the run did not create the situation the scenario asserts this property in, so its verdict proves nothing (never counted as passed). Below, each run's <b>situations created</b>: how many of the situation model's meaningful pairs (docs/situations.md) its trace shows; a property that passed where an engine created fewer situations was tested less.</p>
-            <table><thead><tr><th>scenario</th><th>property</th>
+
             """
+        let provenance = ShardProvenance.facts(shard: matrix.shard, mergedFrom: matrix.mergedFrom)
+        if !provenance.isEmpty {
+            html += "<table class=\"shards\"><tbody>\n"
+                + provenance.map { "<tr><th>\(text($0.key))</th><td>\(text($0.value))</td></tr>\n" }.joined()
+                + "</tbody></table>\n"
+        }
+        html += "<table><thead><tr><th>scenario</th><th>property</th>"
         for column in matrix.columns {
             html += "<th class=\"col\">\(text(column.agent))<br/><span class=\"small\">\(text(column.profile))</span>"
                 + "<br/><a class=\"small\" href=\"\(attribute(column.reportPage))\">report</a></th>"
@@ -79,17 +88,18 @@ public enum MatrixHTML {
 /// The matrix's `junit.xml`: one `<testsuite name="<engine> @ <profile>">` per column,
 /// one `<testcase classname="<scenario>" name="<property>">` per row: a `<failure>` for
 /// fail and for precondition unmet (`type="precondition-unmet"`), an `<error>` for error, `<skipped>` for unsupported (`unsupported: <capability>`),
-/// n/a and not run. Stateless.
+/// n/a and not run; `<properties>` as in a run's `junit.xml` for a shard or a merge. Stateless.
 public enum MatrixJUnit {
     public static func render(_ matrix: Matrix) -> String {
         let attribute = XMLText.attribute
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n<testsuites name=\"deadzone matrix\">\n"
+        let properties = JUnitReport.shardProperties(ShardProvenance.facts(shard: matrix.shard, mergedFrom: matrix.mergedFrom))
         for (index, column) in matrix.columns.enumerated() {
             let cells = matrix.rows.map { ($0, $0.cells[index]) }
             let count = { (outcomes: [MatrixOutcome]) in String(cells.filter { outcomes.contains($0.1.outcome) }.count) }
             xml += "  <testsuite name=\"\(attribute(column.agent + " @ " + column.profile))\" tests=\"\(cells.count)\""
                 + " failures=\"\(count([.fail, .preconditionUnmet]))\" errors=\"\(count([.error]))\""
-                + " skipped=\"\(count([.unsupported, .notApplicable, .notRun]))\">\n"
+                + " skipped=\"\(count([.unsupported, .notApplicable, .notRun]))\">\n" + properties
             for (row, cell) in cells {
                 xml += "    <testcase classname=\"\(attribute(row.scenario))\" name=\"\(attribute(row.property))\">"
                 switch cell.outcome {

@@ -21,13 +21,17 @@ public enum ShardSet {
     /// in name order.
     static let keyOrder = ["command", "commit", "deadzone", "profile", "seed", "baseline", "agent"]
 
-    /// `inputs` in shard order, or the first reason they are not one whole's parts.
-    public static func check(_ inputs: [ShardInput]) throws(ShardMergeError) -> [(directory: String, record: ShardRecord)] {
-        guard !inputs.isEmpty else { throw .noInputs }
-        var shards: [(directory: String, record: ShardRecord)] = []
-        for input in inputs {
-            guard let record = input.record else { throw .notAShard(directory: input.directory) }
-            shards.append((input.directory, record))
+    /// `parts` in shard order, each with its record, or the first reason they are not one
+    /// whole's parts; `input` says where a part was read and what record it keeps.
+    public static func order<Part>(
+        _ parts: [Part], input: (Part) -> ShardInput
+    ) throws(ShardMergeError) -> [(part: Part, input: ShardInput, record: ShardRecord)] {
+        guard !parts.isEmpty else { throw .noInputs }
+        var shards: [(part: Part, input: ShardInput, record: ShardRecord)] = []
+        for part in parts {
+            let given = input(part)
+            guard let record = given.record else { throw .notAShard(directory: given.directory) }
+            shards.append((part, given, record))
         }
         let reference = shards[0]
         for shard in shards.dropFirst() {
@@ -35,24 +39,24 @@ public enum ShardSet {
             let ordered = keyOrder.filter(keys.contains) + keys.subtracting(keyOrder).sorted()
             for key in ordered where reference.record.identity[key] != shard.record.identity[key] {
                 throw .mismatch(
-                    key: key, first: reference.directory, firstValue: reference.record.identity[key] ?? "(none)",
-                    other: shard.directory, otherValue: shard.record.identity[key] ?? "(none)")
+                    key: key, first: reference.input.directory, firstValue: reference.record.identity[key] ?? "(none)",
+                    other: shard.input.directory, otherValue: shard.record.identity[key] ?? "(none)")
             }
             if shard.record.count != reference.record.count {
                 throw .mismatch(
-                    key: "shard count", first: reference.directory, firstValue: String(reference.record.count),
-                    other: shard.directory, otherValue: String(shard.record.count))
+                    key: "shard count", first: reference.input.directory, firstValue: String(reference.record.count),
+                    other: shard.input.directory, otherValue: String(shard.record.count))
             }
             if shard.record.plan != reference.record.plan || shard.record.allUnits != reference.record.allUnits {
-                throw .differentPlans(first: reference.directory, other: shard.directory)
+                throw .differentPlans(first: reference.input.directory, other: shard.input.directory)
             }
         }
         var byIndex: [Int: String] = [:]
         for shard in shards {
             if let earlier = byIndex[shard.record.index] {
-                throw .doubled(spec: shard.record.spec, first: earlier, other: shard.directory)
+                throw .doubled(spec: shard.record.spec, first: earlier, other: shard.input.directory)
             }
-            byIndex[shard.record.index] = shard.directory
+            byIndex[shard.record.index] = shard.input.directory
         }
         let count = reference.record.count
         let missing = (1...count).filter { byIndex[$0] == nil }

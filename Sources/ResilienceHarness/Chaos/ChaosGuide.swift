@@ -99,6 +99,10 @@ public struct ChaosGuide: Sendable {
         return fresh
     }
 
+    /// `seed-7`: a seed's input label in chaos.json, and its unit key when `--shard`
+    /// splits the seeds (so `--durations` finds a campaign's seconds by it).
+    public static func seedLabel(_ seed: UInt64) -> String { "seed-\(seed)" }
+
     private mutating func halt(_ reason: Stop) -> Input? {
         stop = reason
         return nil
@@ -107,7 +111,7 @@ public struct ChaosGuide: Sendable {
     private mutating func start(_ genome: ChaosGenome, parent: Input?) -> Input {
         played.insert(genome)
         started += 1
-        if parent == nil && genome.isSeed { return Input(genome: genome, label: "seed-\(genome.seed)") }
+        if parent == nil && genome.isSeed { return Input(genome: genome, label: Self.seedLabel(genome.seed)) }
         mutants += 1
         let label = (guidance?.labelPrefix ?? "") + "mutant-\(mutants)"
         return Input(genome: genome, label: label, mutant: mutants, parent: parent?.label)

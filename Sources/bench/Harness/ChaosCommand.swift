@@ -62,7 +62,7 @@ struct ChaosCommand: AsyncParsableCommand {
         let shard: ShardRecord?
         do { shard = try shardRecord(seeds: chosen, guidance: &shardGuidance, suite: suite) } catch { exitBadInput(error.description) }
         var options = ChaosOptions(
-            seeds: shard.map { record in chosen.filter { record.units.contains("seed-\($0)") } } ?? chosen, profile: loaded, profilePath: profile,
+            seeds: shard.map { record in chosen.filter { record.units.contains(ChaosGuide.seedLabel($0)) } } ?? chosen, profile: loaded, profilePath: profile,
             directory: out ?? SummaryTable.defaultDirectory(profile: "chaos-\(loaded.name)"),
             appArguments: (agent.map { ["--agent", $0] } ?? []) + (misbehave.map { ["--misbehave", $0] } ?? []),
             shrinkRuns: shrinkRuns, shrinkTime: budget
@@ -82,7 +82,7 @@ struct ChaosCommand: AsyncParsableCommand {
     private func shardRecord(
         seeds: [UInt64], guidance: inout ChaosGuidance?, suite: SuiteRun
     ) throws(SuiteRun.BadInput) -> ShardRecord? {
-        guard let (spec, plan) = try sharding.plan(keys: seeds.map { "seed-\($0)" }) else { return nil }
+        guard let (spec, plan) = try sharding.plan(keys: seeds.map(ChaosGuide.seedLabel)) else { return nil }
         guard Set(seeds).count == seeds.count else {
             throw SuiteRun.BadInput(description: "--shard splits the seeds, and --seeds names one twice")
         }

@@ -18,14 +18,12 @@ extension MergeCommand {
             }
         }
         let merged: (summary: ChaosSummary, coverage: ChaosCoverage)
-        let ordered: [(directory: String, record: ShardRecord)]
+        let ordered: [(part: ChaosMerge.Part, input: ShardInput, record: ShardRecord)]
         do {
-            ordered = try ShardSet.check(parts.map { ShardInput(directory: $0.directory, record: $0.summary.shard) })
-            let byDirectory = Dictionary(parts.map { ($0.directory, $0) }) { a, _ in a }
-            merged = try ChaosMerge.merge(ordered.compactMap { byDirectory[$0.directory] })
+            ordered = try ShardSet.order(parts) { ShardInput(directory: $0.directory, record: $0.summary.shard) }
+            merged = try ChaosMerge.merge(ordered.map(\.part))
         } catch { exitBadInput(error.description) }
-        let took = Dictionary(parts.map { ($0.directory, $0.summary.wallSeconds) }) { a, _ in a }
-        print(Self.mergedLine(ordered, seconds: ordered.map { took[$0.directory] }))
+        print(Self.mergedLine(ordered.map { ($0.input.directory, $0.record, $0.part.summary.wallSeconds) }))
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             for part in parts {

@@ -14,18 +14,19 @@ extension MergeCommand {
             }
         }
         let ordered: [(directory: String, record: ShardRecord)]
-        do { ordered = try ShardSet.check(parts.map { ShardInput(directory: $0.directory, record: $0.matrix.shard) }) } catch {
-            exitBadInput(error.description)
-        }
-        let byDirectory = Dictionary(parts.map { ($0.directory, $0.matrix) }) { a, _ in a }
-        let matrices = ordered.compactMap { byDirectory[$0.directory] }
+        let matrices: [Matrix]
+        do {
+            let found = try ShardSet.order(parts) { ShardInput(directory: $0.directory, record: $0.matrix.shard) }
+            ordered = found.map { ($0.input.directory, $0.record) }
+            matrices = found.map(\.part.matrix)
+        } catch { exitBadInput(error.description) }
         let columns = matrices[0].columns
         for (index, matrix) in matrices.enumerated() where Self.columnKeys(matrix) != Self.columnKeys(matrices[0]) {
             exitBadInput(ShardMergeError.mismatch(
                 key: "runs (engine × profile)", first: ordered[0].directory, firstValue: Self.columnKeys(matrices[0]),
                 other: ordered[index].directory, otherValue: Self.columnKeys(matrix)).description)
         }
-        print(Self.mergedLine(ordered))
+        print(Self.mergedLine(ordered.map { ($0.directory, $0.record, nil) }))
         var runs: [(column: MatrixColumn, report: RunReport?)] = []
         for (index, column) in columns.enumerated() {
             var merged = column

@@ -91,16 +91,15 @@ struct MergeCommand: AsyncParsableCommand {
     /// `bench` and `bench gate` shards: the whole's report, gated when the shards were a gate's.
     private func mergeRuns(into directory: String) async throws {
         let parts = directories.map(Self.readPart)
-        let byDirectory = Dictionary(parts.map { ($0.directory, $0) }) { a, _ in a }
-        let ordered: [(directory: String, record: ShardRecord)]
+        let ordered: [(part: RunMerge.Part, input: ShardInput, record: ShardRecord)]
         let merged: (report: RunReport, trace: [TraceEntry])
         do {
-            ordered = try ShardSet.check(parts.map { ShardInput(directory: $0.directory, record: $0.report.run.shard) })
-            merged = try RunMerge.merge(ordered.compactMap { byDirectory[$0.directory] })
+            ordered = try ShardSet.order(parts) { ShardInput(directory: $0.directory, record: $0.report.run.shard) }
+            merged = try RunMerge.merge(ordered.map(\.part))
         } catch { exitBadInput(error.description) }
         let identity = ordered[0].record.identity
         let partial = identity["partial"] == "true"
-        print(Self.mergedLine(ordered, seconds: ordered.map { byDirectory[$0.directory]?.report.run.durationSeconds }))
+        print(Self.mergedLine(ordered.map { ($0.input.directory, $0.record, $0.part.report.run.durationSeconds) }))
         if identity["command"] == "gate" { return try gate(merged, identity: identity, partial: partial, into: directory) }
         let (comparison, note, warning) = GateComparison.forRun(merged.report, baselinePath: baseline, partial: partial)
         if let warning { FileHandle.standardError.writeSurvivingSignals(Data("warning: \(warning)\n".utf8)) }
@@ -137,9 +136,9 @@ struct MergeCommand: AsyncParsableCommand {
     }
 
     /// `merged 2 shards (plan 9f…): 1/2 from A (5 units, 81 s), 2/2 from B (5 units, 77 s); longest 81 s`.
-    static func mergedLine(_ ordered: [(directory: String, record: ShardRecord)], seconds: [Double?] = []) -> String {
-        let parts = ordered.enumerated().map { index, shard in
-            let took = index < seconds.count ? seconds[index].map { String(format: ", %.0f s", $0) } ?? "" : ""
+    static func mergedLine(_ ordered: [(directory: String, record: ShardRecord, seconds: Double?)]) -> String {
+        let parts = ordered.map { shard in
+            let took = shard.seconds.map { String(format: ", %.0f s", $0) } ?? ""
             return "\(shard.record.spec) from \(shard.directory) (\(shard.record.units.count) units\(took))"
         }
         return "merged \(ordered.count) shard\(ordered.count == 1 ? "" : "s") (plan \(ordered[0].record.plan)): "
