@@ -56,7 +56,7 @@ extension AppMessage: Codable {
             value = .hello(AppHello(
                 protocolVersion: try c.field("protocol"), app: try c.optionalField("app") ?? "unnamed app",
                 capabilities: Set(names.compactMap(Capability.init(rawValue:))),
-                otherCapabilities: names.filter { Capability(rawValue: $0) == nil }))
+                otherCapabilities: names.filter { Capability(rawValue: $0) == nil }, pid: try c.optionalField("pid")))
         } else if c.has("download") {
             value = .download(try c.field("download"))
         } else if c.has("unfinished") {
@@ -87,6 +87,7 @@ extension AppMessage: Codable {
                 try c.field("protocol", hello.protocolVersion)
                 try c.field("app", hello.app)
                 try c.field("capabilities", hello.capabilities.map(\.rawValue).sorted() + hello.otherCapabilities)
+                try c.optionalField("pid", hello.pid)
             case .download(let download): try c.field("download", download)
             case .unfinished(let unfinished): try c.field("unfinished", unfinished)
             case .inspection(let inspection): try c.field("inspection", inspection)

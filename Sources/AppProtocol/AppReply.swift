@@ -40,14 +40,19 @@ public struct AppHello: Sendable, Hashable {
     /// What the app can do; capabilities this harness does not know are kept in `other`.
     public var capabilities: Set<Capability>
     public var otherCapabilities: [String]
+    /// The app's process id on the harness's machine, when it says (optional): the
+    /// harness may SIGKILL that process on a crash once it has checked that the process
+    /// holds the app's connection (an app connected over a socket, not started by it).
+    public var pid: Int32?
 
     /// A hello.
     public init(protocolVersion: Int = AppProtocol.version, app: String, capabilities: Set<Capability>,
-                otherCapabilities: [String] = []) {
+                otherCapabilities: [String] = [], pid: Int32? = nil) {
         self.protocolVersion = protocolVersion
         self.app = app
         self.capabilities = capabilities
         self.otherCapabilities = otherCapabilities
+        self.pid = pid
     }
 }
 

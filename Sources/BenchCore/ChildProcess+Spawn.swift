@@ -39,11 +39,12 @@ extension ChildProcess {
     /// 1 and 2, starts with no signal blocked and SIGPIPE at its default; `directory` is
     /// its working directory; with `ownProcessGroup` it leads a process group of its own,
     /// which `signalGroup` reaches (a wrapper shell's children included) and a terminal's
-    /// Ctrl-C does not.
+    /// Ctrl-C does not. `environment` adds variables to the caller's environment (or
+    /// replaces those of the same name).
     /// - Throws: `ChildProcessError` when it cannot start, with the system's reason.
     public static func spawn(
         _ executable: String, _ arguments: [String], stdin: Input = .null, stdout: Output = .null,
-        stderr: Output = .null, directory: String? = nil, ownProcessGroup: Bool = false
+        stderr: Output = .null, directory: String? = nil, ownProcessGroup: Bool = false, environment: [String: String] = [:]
     ) throws(ChildProcessError) -> ChildProcess {
         // Held from creating the pipes to closing the child's ends: two launches at once
         // never hand each other's pipes to their children.
@@ -82,7 +83,15 @@ extension ChildProcess {
             let argv: [UnsafeMutablePointer<CChar>?] = (command + arguments).map { strdup($0) } + [nil]
             defer { argv.forEach { free($0) } }
             var pid: pid_t = 0
-            let status = posix_spawnp(&pid, command[0], &actions, &attributes, argv, environ)
+            let status: Int32
+            if environment.isEmpty {
+                status = posix_spawnp(&pid, command[0], &actions, &attributes, argv, environ)
+            } else {
+                let merged = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
+                let envp: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+                defer { envp.forEach { free($0) } }
+                status = posix_spawnp(&pid, command[0], &actions, &attributes, argv, envp)
+            }
             guard status == 0 else {
                 pipes.closeParentEnds()
                 throw ChildProcessError(executable: executable, reason: String(cString: strerror(status)))

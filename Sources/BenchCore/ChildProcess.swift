@@ -148,17 +148,23 @@ public final class ChildProcess: Sendable {
     /// Runs `executable` to its end, or kills it (SIGKILL) after `timeout`; its stdout
     /// and stderr as text. Waits on a thread outside the cooperative pool, and the time
     /// limit is a `Timekeeper` timer: neither needs a free pool thread.
+    /// `environment` adds variables to the caller's; with `ownProcessGroup`, the time limit
+    /// kills the child's whole group (a shell command's children too).
     public static func run(
-        _ executable: String, _ arguments: [String], directory: String? = nil, timeout: Duration? = nil
+        _ executable: String, _ arguments: [String], directory: String? = nil, timeout: Duration? = nil,
+        environment: [String: String] = [:], ownProcessGroup: Bool = false
     ) async throws(ChildProcessError) -> Outcome {
         let base = NSTemporaryDirectory() + "deadzone-child-\(UUID().uuidString)"
         let paths = (out: base + ".stdout", err: base + ".stderr")
         defer { for path in [paths.out, paths.err] { try? FileManager.default.removeItem(atPath: path) } }
-        let child = try spawn(executable, arguments, stdout: .file(paths.out), stderr: .file(paths.err), directory: directory)
+        let child = try spawn(
+            executable, arguments, stdout: .file(paths.out), stderr: .file(paths.err), directory: directory,
+            ownProcessGroup: ownProcessGroup, environment: environment)
         let killed = KilledFlag()
         let watchdog = timeout.map { limit in
             Timekeeper.shared.schedule(after: limit) {
                 killed.value.withLock { $0 = child.isRunning }
+                child.signalGroup(SIGKILL)
                 child.send(SIGKILL)
             }
         }

@@ -122,7 +122,7 @@ extension AgentProcessTests {
             sizes = parts()
             return !sizes.isEmpty && sizes.allSatisfy { $0 == 1000 }
         }
-        await first.kill()
+        try await first.kill()
         fixture.server.setFaultRules(try FaultRuleSet(rules: []))
         // The origin stamps requests with CLOCK_MONOTONIC; the killed agent's stalled ones
         // are logged when their connections close, whenever that is: judge by their start.

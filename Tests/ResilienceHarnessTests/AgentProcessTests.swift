@@ -147,7 +147,7 @@ import Testing
         // The kill must find that send waiting: a send after the exit fails the same way.
         await eventually("the second send waiting for its reply") { !agent.state.withLock { $0.pending.isEmpty } }
         #expect(agent.isRunning)
-        await agent.kill()
+        try await agent.kill()
         #expect(await pending.value == .failure(.exited(status: 137)))
         #expect(agent.exitStatus == 137 && !agent.isRunning)
         await #expect(throws: AgentProcessError.exited(status: 137)) { try await agent.send(.inspect(download: "z")) }
@@ -160,7 +160,7 @@ import Testing
         var agent: AgentProcess? = try AgentProcess.start(executable: "/bin/sh", arguments: ["-c", "echo said >&2; exec sleep 60"]) { _, _ in }
         let path = try #require(agent?.stderrPath)
         await eventually("the app's stderr in its file") { (try? String(contentsOfFile: path, encoding: .utf8)) == "said\n" }
-        await agent?.kill()
+        try await agent?.kill()
         agent = nil
         await eventually("the file removed with the handle") { !FileManager.default.fileExists(atPath: path) }
     }
@@ -198,7 +198,7 @@ import Testing
         #expect(await log1.wait { _ in log1.isFinished(clear) })
         let large = try await first.requestToken(try await fixture.request("large"))
         #expect(await log1.wait { _ in log1.stored(large).count >= 10 }, "\(log1.stored(large))")
-        await first.kill()
+        try await first.kill()
         #expect(first.exitStatus == 137)
         fixture.server.setFaultRules(try FaultRuleSet(rules: []))
 

@@ -72,18 +72,17 @@ extension AgentProcess {
     }
 
     /// Records the app's first protocol violation, fails every pending `send` with it,
-    /// and kills the app's process group (reaping then follows as for any kill).
+    /// kills what the harness can reach of the app and ends its connection (reaping then
+    /// follows as for any kill).
     func breakProtocol(_ violation: ProtocolViolation) {
         let pending = state.withLock { state -> [CheckedContinuation<Result<AppReplyValue, AgentProcessError>, Never>] in
             guard state.violation == nil else { return [] }
             state.violation = violation
-            if state.exitStatus == nil {
-                child.signalGroup(SIGKILL)
-                child.send(SIGKILL)
-            }
+            _ = signalApp(&state)
             defer { (state.pending, state.onReply) = ([:], [:]) }
             return Array(state.pending.values)
         }
+        disconnect()
         for send in pending { send.resume(returning: .failure(.protocolViolation(violation))) }
     }
 
@@ -106,6 +105,16 @@ extension AgentProcess {
     /// Waits for the agent to exit, reaps it, records its status and peak memory, and
     /// fails every pending `send` and releases every exit waiter.
     private func reap() {
+        if socket != nil {
+            // The launched process is the app (it ends with its connection) or a launcher (it
+            // ended already, or ends with the app); one that runs on after 5 s is ended.
+            let clock = MonotonicClock()
+            let start = clock.nowNanoseconds
+            var poller = pollfd(fd: -1, events: 0, revents: 0)
+            while child.isRunning, clock.nowNanoseconds - start < 5_000_000_000 { _ = poll(&poller, 1, 20) }
+            child.signalGroup(SIGKILL)
+            child.send(SIGKILL)
+        }
         // The shell's form: the exit code, or 128 + the signal; -1 when reaped elsewhere.
         let status = child.waitForExit().shellStatus
         let (pending, waiters, violation) = state.withLock { state in
@@ -124,7 +133,7 @@ extension AgentProcess {
     }
 
     /// The whole of a (proc) file, read with read(2): its size is not known in advance.
-    private static func contents(of path: String) -> String? {
+    static func contents(of path: String) -> String? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }

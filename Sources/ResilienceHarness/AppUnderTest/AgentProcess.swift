@@ -13,8 +13,11 @@ import Darwin
 /// commands and matches the replies, hands its events to `onEvent`, samples its
 /// memory, and kills or shuts it down.
 ///
-/// Ownership: the handle owns the process and both pipes. A monitor thread of its own
-/// reads the agent's stdout, calls `onEvent` for every event (on that thread, in the
+/// The app is a child process on stdin/stdout pipes, or one a launch command started
+/// that connected over TCP to an `AppListener` (`AppLaunch`); the lines are the same.
+///
+/// Ownership: the handle owns the process and both pipes (or the connection). A monitor
+/// thread of its own reads the agent's stdout (or its connection), calls `onEvent` for every event (on that thread, in the
 /// order written; keep the callback short), resumes the `send` a reply answers, and
 /// reaps the process when it exits; it keeps the handle alive until then. Request lines
 /// are written by a serial queue of the handle's (`writer`), so a caller never blocks
@@ -43,6 +46,13 @@ public final class AgentProcess: Sendable {
     let input: Mutex<Int32>
     /// Writes request lines, whole and in call order, then closes stdin (`closeInput`).
     let writer: DispatchQueue
+    /// The app's connection when it connected over TCP (`AppLaunch.listener`): the
+    /// monitor reads it and `input` writes a duplicate of it; nil on stdin/stdout.
+    let socket: Int32?
+    /// What a crash runs instead of SIGKILL (`AppLaunch.killCommand`).
+    let killCommand: String?
+    /// The `AppLaunch.Variable`s the launch was given; a kill command gets them too.
+    let environment: [String: String]
 
     struct State {
         var nextRequestID = 1
@@ -63,16 +73,22 @@ public final class AgentProcess: Sendable {
         var expired: Set<Int> = []
         /// The first way the app broke the protocol; the app is killed then.
         var violation: ProtocolViolation?
+        /// The pid the hello gave, once checked to hold the app's connection: killed with
+        /// the launched process group on a crash.
+        var connectedPID: Int32?
     }
 
-    private init(
-        child: ChildProcess, stdin: Int32, stderrPath: String, ownsStderrFile: Bool,
-        onEvent: @escaping @Sendable (UInt64, AppEvent) -> Void
+    init(
+        child: ChildProcess, stdin: Int32, stderrPath: String, ownsStderrFile: Bool, socket: Int32? = nil,
+        killCommand: String? = nil, environment: [String: String] = [:], onEvent: @escaping @Sendable (UInt64, AppEvent) -> Void
     ) {
         self.child = child
         self.stderrPath = stderrPath
         self.ownsStderrFile = ownsStderrFile
         self.onEvent = onEvent
+        self.socket = socket
+        self.killCommand = killCommand
+        self.environment = environment
         state = Mutex(State())
         input = Mutex(stdin)
         writer = DispatchQueue(label: "agent-\(child.pid)-stdin")
@@ -82,19 +98,33 @@ public final class AgentProcess: Sendable {
         if ownsStderrFile { try? FileManager.default.removeItem(atPath: stderrPath) }
     }
 
-    /// Starts `executable` with `arguments` (e.g. `bench`, `["agent"]`) and says `hello`:
-    /// the protocol version, `storage` (the app's directory, kept across relaunches) and
-    /// how the previous process on it ended. Returns once the app answered with a hello
-    /// of the same protocol version (`hello`). Its stderr appends to `stderrPath`, by
-    /// default a new file in the temporary directory that goes with the handle. `onEvent` gets each event with the
-    /// app's timestamp, on the monitor thread.
-    /// - Throws: `.protocolMismatch` for another version, `.refused`, `.exited` or
-    ///   `.timedOut` when no hello came (the app is killed then).
+    /// Starts `executable` with `arguments` (e.g. `bench`, `["agent"]`) on stdin/stdout and
+    /// says `hello`: `launch(_:…)` with `AppLaunch(command:)`.
     public static func launch(
         executable: String, arguments: [String], storage: String, after: RelaunchKind, stderrPath: String? = nil,
         helloTimeout: Duration = AgentProcess.helloTimeout, onEvent: @escaping @Sendable (_ t: UInt64, _ event: AppEvent) -> Void
     ) async throws(AgentProcessError) -> AgentProcess {
-        let process = try start(executable: executable, arguments: arguments, stderrPath: stderrPath, onEvent: onEvent)
+        try await launch(
+            AppLaunch(command: AppCommandLine(executable: executable, arguments: arguments)), storage: storage, after: after,
+            stderrPath: stderrPath, helloTimeout: helloTimeout, onEvent: onEvent)
+    }
+
+    /// Starts the app as `launch` says (its `AppLaunch.Variable`s in its environment),
+    /// waits for its connection when it connects over TCP, and says `hello`: the protocol
+    /// version, `storage` (the app's directory, kept across relaunches) and how the
+    /// previous process on it ended. Returns once the app answered with a hello of the
+    /// same protocol version (`hello`). What the launched process writes on stderr (and,
+    /// when the app connects over TCP, on stdout) appends to `stderrPath`, by default a new
+    /// file in the temporary directory that goes with the handle. `onEvent` gets each event
+    /// with the app's timestamp, on the monitor thread.
+    /// - Throws: `.launchFailed` when the command cannot start or fails before connecting,
+    ///   `.neverConnected`, `.protocolMismatch` for another version, `.refused`, `.exited`
+    ///   or `.noHello` when no hello came (the app is killed then).
+    public static func launch(
+        _ launch: AppLaunch, storage: String, after: RelaunchKind, stderrPath: String? = nil,
+        helloTimeout: Duration = AgentProcess.helloTimeout, onEvent: @escaping @Sendable (_ t: UInt64, _ event: AppEvent) -> Void
+    ) async throws(AgentProcessError) -> AgentProcess {
+        let process = try await start(launch, storage: storage, after: after, stderrPath: stderrPath, connectTimeout: helloTimeout, onEvent: onEvent)
         do throws(AgentProcessError) {
             let reply: AppReplyValue
             do {
@@ -115,38 +145,21 @@ public final class AgentProcess: Sendable {
                 throw AgentProcessError.protocolMismatch("it speaks protocol \(hello.protocolVersion)")
             }
             process.state.withLock { $0.hello = hello }
+            process.adopt(pid: hello.pid)
         } catch {
-            await process.kill()
+            try? await process.kill()
             throw error
         }
         return process
     }
 
-    /// Starts the process, with no handshake.
+    /// Starts the process on stdin/stdout, with no handshake.
     static func start(
         executable: String, arguments: [String], stderrPath: String? = nil,
         onEvent: @escaping @Sendable (_ t: UInt64, _ event: AppEvent) -> Void
     ) throws(AgentProcessError) -> AgentProcess {
-        signal(SIGPIPE, SIG_IGN)
-        let errorFile = stderrPath ?? NSTemporaryDirectory() + "deadzone-agent-\(UUID().uuidString).stderr"
-        // The app starts as if from a shell (no signal blocked, SIGPIPE default), in a process
-        // group of its own: a kill (a crash) kills the whole app, the children of a shell
-        // wrapper included, whose copy of stdout would otherwise outlive it.
-        let child: ChildProcess
-        do {
-            child = try ChildProcess.spawn(
-                executable, arguments, stdin: .pipe, stdout: .pipe, stderr: .append(errorFile), ownProcessGroup: true)
-        } catch {
-            if stderrPath == nil { try? FileManager.default.removeItem(atPath: errorFile) }
-            throw .io("\(error)")
-        }
-        let process = AgentProcess(
-            child: child, stdin: child.input!, stderrPath: errorFile, ownsStderrFile: stderrPath == nil, onEvent: onEvent)
-        let stdout = child.output!
-        let monitor = Thread { process.monitor(stdout: stdout) }
-        monitor.name = "agent-\(child.pid)-stdout"
-        monitor.start()
-        return process
+        try startOnPipes(AppLaunch(command: AppCommandLine(executable: executable, arguments: arguments)), environment: [:],
+                         stderrPath: stderrPath, onEvent: onEvent)
     }
 
     /// How long an app may take to answer `hello` unless told otherwise.
@@ -201,29 +214,13 @@ public final class AgentProcess: Sendable {
         return try result.get()
     }
 
-    /// Sends the app's process group SIGKILL (when it still runs) and returns once it is
-    /// reaped; every pending `send` fails with `.exited`.
-    public func kill() async {
-        sampleRSS()  // a last reading: a killed process's status has no VmHWM any more
-        state.withLock { state in
-            // Under the lock that reaping takes: until then the pid is still this app's, and
-            // so is its process group (the group outlives no member, and is not reused
-            // while the leader is unreaped). The whole group: a shell wrapper's children too.
-            if state.exitStatus == nil {
-                child.signalGroup(SIGKILL)
-                child.send(SIGKILL)
-            }
-        }
-        _ = await waitForExit()
-    }
-
     /// Asks the agent to shut down and waits for it to exit; SIGKILLs it when either
     /// takes longer than `timeout` in all. Returns its exit status.
     public func shutdown(timeout: Duration) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
         _ = try? await send(.shutdown, timeout: timeout)
         closeInput()  // an agent that did not answer still sees the end of its input
-        if await waitForExit(timeout: max(.zero, deadline - ContinuousClock.now)) == nil { await kill() }
+        if await waitForExit(timeout: max(.zero, deadline - ContinuousClock.now)) == nil { try? await kill() }
         return exitStatus
     }
 

@@ -17,6 +17,13 @@ public enum AgentProcessError: Error, Equatable, Sendable, CustomStringConvertib
     case noHello(seconds: Double)
     /// A line of the app broke the protocol (the app was killed).
     case protocolViolation(ProtocolViolation)
+    /// No app connected with the launch's token in time (`--agent-listen`); `refused`
+    /// says why connections that came were turned away.
+    case neverConnected(seconds: Double, address: String, refused: [String])
+    /// The launch command could not start, or ended with a failure before the app connected.
+    case launchFailed(String)
+    /// The app could not be killed: the kill command failed, or nothing could reach it.
+    case killFailed(String)
 
     public var description: String {
         switch self {
@@ -36,6 +43,15 @@ public enum AgentProcessError: Error, Equatable, Sendable, CustomStringConvertib
             "the agent did not answer \(command.name) in time; it may be hung: kill it and read its stderr file"
         case .io(let why):
             "cannot talk to the agent: \(why)"
+        case let .neverConnected(seconds, address, refused):
+            "the app never connected: no connection to \(address) carried this launch's token within "
+                + "\(seconds.formatted()) s; the launched app must connect to DEADZONE_CONNECT and send "
+                + "{\"type\":\"connect\",\"token\":\"<DEADZONE_TOKEN>\"} first (docs/app-protocol.md, over a socket)"
+                + (refused.isEmpty ? "; no connection came at all" : "; connections refused: " + refused.suffix(3).joined(separator: "; "))
+        case .launchFailed(let why):
+            "the app could not be launched: \(why)"
+        case .killFailed(let why):
+            "the app could not be killed: \(why)"
         }
     }
 }

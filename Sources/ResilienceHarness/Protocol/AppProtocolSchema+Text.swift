@@ -10,9 +10,23 @@ extension AppProtocolSchema {
   "oneOf": [
     {"$ref": "#/$defs/command"},
     {"$ref": "#/$defs/reply"},
-    {"$ref": "#/$defs/event"}
+    {"$ref": "#/$defs/event"},
+    {"$ref": "#/$defs/connect"},
+    {"$ref": "#/$defs/refused"}
   ],
   "$defs": {
+    "connect": {
+      "description": "Over a socket (bench --agent-listen) only: the first line the app writes on its connection, with the token its launch was given (DEADZONE_TOKEN).",
+      "type": "object",
+      "required": ["type", "token"],
+      "properties": {"type": {"const": "connect"}, "token": {"type": "string"}}
+    },
+    "refused": {
+      "description": "Over a socket only: the harness's answer to a connection it turns away (a wrong or used token, no connect line), before it closes it.",
+      "type": "object",
+      "required": ["type", "error"],
+      "properties": {"type": {"const": "refused"}, "error": {"type": "string"}}
+    },
     "appLine": {
       "description": "A line the app writes on its stdout: a reply or an event, told apart by type.",
       "oneOf": [
@@ -45,6 +59,7 @@ extension AppProtocolSchema {
         "protocol": {"description": "hello: the protocol version the app speaks.", "type": "integer"},
         "app": {"description": "hello: the app's name and version, for reports.", "type": "string"},
         "capabilities": {"description": "hello: what the app can do.", "type": "array", "items": {"type": "string"}},
+        "pid": {"description": "hello, optional: the app's process id on the harness's machine; a crash SIGKILLs it once the harness has checked that it holds the app's connection.", "type": "integer", "minimum": 1},
         "download": {"description": "request: the new download's id.", "$ref": "#/$defs/download"},
         "unfinished": {
           "description": "prepareForBackground: download id -> why it still has no license.",

@@ -31,6 +31,13 @@ public struct HarnessOptions: Sendable {
     /// a whole (`--shard`) gives here, by scenario name, the index in the whole, so that
     /// a scenario plays with the same seed sharded or not.
     public var seedOffsets: [String: Int]? = nil
+    /// How the app is started, reached and killed instead of today's child process on
+    /// stdin/stdout and SIGKILL (`--launch`, `--agent-listen`, `--kill`); its `command`
+    /// replaces `app` when given.
+    public var launch: AppLaunch? = nil
+
+    /// What a launch runs: `launch` when given, else `app` on stdin/stdout.
+    var appLaunch: AppLaunch { launch ?? AppLaunch(command: app) }
 
     /// Creates options; defaults as DESIGN.md §5 states them.
     public init(

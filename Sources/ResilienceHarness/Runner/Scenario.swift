@@ -87,7 +87,7 @@ public struct AppCommandLine: Sendable, Hashable {
 
 /// How the harness starts the app on the scenario's storage.
 struct AgentLauncher: Sendable {
-    var app: AppCommandLine
+    var app: AppLaunch
     var storage: String
     var helloTimeout: Duration = AgentProcess.helloTimeout
     /// Sees every event before the collector does (it reads packages the app finished).
@@ -105,7 +105,7 @@ struct AgentLauncher: Sendable {
         let packages = packages
         let n = launches.next()
         return try await AgentProcess.launch(
-            executable: app.executable, arguments: app.arguments, storage: storage, after: termination,
+            app, storage: storage, after: termination,
             stderrPath: stderrDirectory.map { Self.stderrFile(n, in: $0) }, helloTimeout: helloTimeout
         ) { t, event in
             packages?.observe(event)

@@ -64,7 +64,7 @@ public actor ScenarioContext {
     /// - Throws: `ScenarioError.unsupported` when its hello lacks a capability the
     ///   scenario needs (the app is shut down first), or the launch's `AgentProcessError`.
     public func launch(after termination: RelaunchKind = .clean, inForeground: Bool? = nil) async throws {
-        if agent != nil { await kill(reason: "relaunch") }
+        if agent != nil { try await kill(reason: "relaunch") }
         collector.agentRelaunched()
         // Stamped when the process starts: the app may report (a force-quit's failures)
         // before it answers hello, and those reports come after this launch.
@@ -87,13 +87,20 @@ public actor ScenarioContext {
         if !foreground { try await send(.setForeground(false)) }
     }
 
-    /// Kills the app with SIGKILL (a crash, or the user swiping it away: `reason`); once
-    /// it is reaped, records what its disk holds (`.harness(.diskAtKill)`).
-    public func kill(reason: String) async {
+    /// Kills the app with SIGKILL, or its kill command (a crash, or the user swiping it
+    /// away: `reason`); once it is gone, records what its disk holds (`.harness(.diskAtKill)`).
+    /// - Throws: `AgentProcessError.killFailed` when the app could not be killed: the
+    ///   scenario ends with that error, never a pass.
+    public func kill(reason: String) async throws {
         guard let process = agent else { return }
         let killedAt = collector.now
         collector.harness(.killed(pid: process.pid, reason: reason), at: killedAt)
-        await process.kill()
+        do { try await process.kill(reason: reason) } catch {
+            peakRSSBytes = max(peakRSSBytes, process.peakRSSBytes)
+            agent = nil
+            packages.agentKilled()
+            throw error
+        }
         packages.agentKilled()
         peakRSSBytes = max(peakRSSBytes, process.peakRSSBytes)
         agent = nil
@@ -102,7 +109,7 @@ public actor ScenarioContext {
 
     /// Kills the app and launches it again told it ended as `termination`.
     public func crashAndRelaunch(_ termination: RelaunchKind = .crash, inForeground: Bool? = nil) async throws {
-        await kill(reason: termination.rawValue)
+        try await kill(reason: termination.rawValue)
         try await launch(after: termination, inForeground: inForeground)
     }
 

@@ -87,7 +87,7 @@ struct ScenarioRun {
         let origin = OriginCatalogView(store: network.origin.store)
         let packages = PackageWatch(collector: collector, origin: origin)
         let launcher = AgentLauncher(
-            app: options.app, storage: storage, helloTimeout: options.helloTimeout, packages: packages,
+            app: options.appLaunch, storage: storage, helloTimeout: options.helloTimeout, packages: packages,
             stderrDirectory: stderrDirectory)
         let context = ScenarioContext(
             collector: collector, network: network, launcher: launcher, packages: packages, seed: seed,

@@ -60,6 +60,7 @@ struct GateCommand: AsyncParsableCommand {
             profilePath: profile, scenarioNames: options.scenarios, scenarioFiles: options.scenarioFiles, seed: options.seed,
             timeLimitSeconds: options.timeLimit, misbehavior: nil, agentCommand: options.agent, progressOnStandardError: false,
             jobs: options.jobs)
+        suite.launching = options.launching
         do {
             (suite.shard, suite.shardSeconds) = (try sharding.spec(), try sharding.measuredSeconds(fallback: current.seconds ?? [:]))
         } catch { exitBadInput(error.description) }

@@ -49,6 +49,7 @@ struct RunCommand: AsyncParsableCommand {
             profilePath: profile, scenarioNames: options.scenarios, scenarioFiles: options.scenarioFiles, seed: options.seed,
             timeLimitSeconds: options.timeLimit, misbehavior: misbehave, agentCommand: options.agent, progressOnStandardError: json,
             jobs: options.jobs)
+        suite.launching = options.launching
         do {
             (suite.shard, suite.shardSeconds) = (try sharding.spec(), try sharding.measuredSeconds())
         } catch { exitBadInput(error.description) }
@@ -100,4 +101,6 @@ struct SuiteOptions: ParsableArguments {
         discussion: "Any executable that speaks the app protocol (docs/app-protocol.md) on stdin/stdout, e.g. --agent 'python3 examples/agents/python/agent.py'. It is started again after every kill.",
         valueName: "command"))
     var agent: String?
+
+    @OptionGroup var launching: LaunchOptions
 }

@@ -26,6 +26,8 @@ struct SuiteRun {
     var shard: ShardSpec? = nil
     var shardSeconds: [String: Double] = [:]
     var shardIdentity: [String: String] = [:]
+    /// `--launch`, `--kill`, `--agent-listen`.
+    var launching = LaunchOptions.none
 
     /// Bad input: exit 2 with a message that says what to do.
     struct BadInput: Error, CustomStringConvertible {
@@ -52,6 +54,7 @@ struct SuiteRun {
         let profile = try loadProfile()
         var scenarios = try scenarios()
         var options = try harnessOptions(profile: profile, seed: seed ?? profile.seed)
+        options.launch = try launching.appLaunch(app: options.app, agentGiven: agentCommand != nil || misbehavior != nil)
         if shard != nil, Set(scenarios.map(\.name)).count != scenarios.count {
             throw BadInput(description: "--shard splits scenarios by name, and two of those chosen share one; rename one")
         }
@@ -102,6 +105,7 @@ struct SuiteRun {
     /// --misbehave NAME`, or the `--agent` command line as given.
     var agentName: String {
         if let agentCommand { return agentCommand }
+        if let launch = launching.launch { return launch }
         return misbehavior.map { "deadzone --misbehave \($0)" } ?? "deadzone"
     }
 

@@ -133,7 +133,7 @@ final class AgentFixture: Sendable {
     /// Kills every agent still running and removes the storage and their stderr files.
     func tearDown() async {
         let launched = agents.withLock { $0 }
-        for agent in launched where agent.isRunning { await agent.kill() }
+        for agent in launched where agent.isRunning { try? await agent.kill() }
         for agent in launched { try? FileManager.default.removeItem(atPath: agent.stderrPath) }
         try? FileManager.default.removeItem(atPath: storage)
     }

@@ -4,6 +4,12 @@ library only. It speaks Deadzone's app protocol (docs/app-protocol.md) on stdin/
 
     bench --profile Profiles/flaky-wifi.yaml --agent 'python3 examples/agents/python/agent.py'
 
+or, when DEADZONE_CONNECT is in its environment (`bench --agent-listen HOST:PORT`), over a
+TCP connection to that address, whose first line carries DEADZONE_TOKEN:
+
+    bench --profile Profiles/flaky-wifi.yaml --agent-listen 127.0.0.1:0 \
+        --launch 'exec python3 examples/agents/python/agent.py'
+
 This file is the command loop: it waits for `hello`, restores the storage directory,
 and hands each command to the engine (engine.py). Commands that may take a while
 (`prepareForBackground`, `cancel`, `delete`) run on their own thread and reply when
@@ -17,7 +23,7 @@ import threading
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from engine import Engine, Refused  # noqa: E402
-from protocol import CAPABILITIES, VERSION, Wire, log, read_commands  # noqa: E402
+from protocol import CAPABILITIES, VERSION, Wire, connect, log, read_commands  # noqa: E402
 from store import Store  # noqa: E402
 
 APP = "deadzone-python-example 1.0"
@@ -36,7 +42,7 @@ class Agent:
             sys.exit(2)
         after = command.get("after", "clean")
         self.engine = Engine(Store(command["storage"]), self.wire)
-        self.wire.reply(command["id"], protocol=VERSION, app=APP, capabilities=CAPABILITIES)
+        self.wire.reply(command["id"], protocol=VERSION, app=APP, capabilities=CAPABILITIES, pid=os.getpid())
         self.wire.event("launched", pid=os.getpid(), after=after)
         self.engine.restore(after)
 
@@ -76,9 +82,12 @@ class Agent:
         except KeyError as error:
             self.wire.refuse(command_id, f"the command lacks the field {error}")
 
-    def run(self):
-        for command in read_commands():
+    def run(self, commands=None):
+        for command in read_commands(commands):
             name, command_id = command.get("name"), command.get("id")
+            if command.get("type") == "refused":
+                log("the harness refused the connection:", command.get("error"))
+                os._exit(2)
             if command.get("type") != "command" or command_id is None:
                 log("not a command, ignored:", command)
             elif name == "hello":
@@ -92,8 +101,12 @@ class Agent:
                 threading.Thread(target=self.handle, args=(command,), daemon=True).start()
             else:
                 self.handle(command)
-        os._exit(0)  # stdin closed: the harness is gone
+        os._exit(0)  # its input ended: the harness is gone
 
 
 if __name__ == "__main__":
-    Agent(Wire()).run()
+    if os.environ.get("DEADZONE_CONNECT"):
+        reader, writer = connect(os.environ["DEADZONE_CONNECT"], os.environ.get("DEADZONE_TOKEN", ""))
+        Agent(Wire(writer)).run(reader)
+    else:
+        Agent(Wire()).run()

@@ -1,5 +1,6 @@
 """Deadzone's app protocol, version 1 (docs/app-protocol.md): JSON lines on stdin
-(commands) and stdout (replies and events); diagnostics go to stderr.
+(commands) and stdout (replies and events), or both on a TCP connection to the harness
+(`connect`); diagnostics go to stderr.
 
 `Wire` owns stdout: every line is written whole under one lock, so threads may reply
 and report concurrently.
@@ -7,6 +8,7 @@ and report concurrently.
 
 import datetime
 import json
+import socket
 import sys
 import threading
 import time
@@ -63,6 +65,18 @@ class Wire:
 
     def event(self, name, **fields):
         self._write({"type": "event", "t": now_ns(), "name": name, **fields})
+
+
+def connect(address, token):
+    """Connects to the harness at `HOST:PORT` and sends the connect line with `token`:
+    the (reader, writer) text files the protocol's lines then go over."""
+    host, _, port = address.rpartition(":")
+    sock = socket.create_connection((host, int(port)))
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    writer = sock.makefile("w", encoding="utf-8", newline="\n")
+    writer.write(json.dumps({"type": "connect", "token": token}, separators=(",", ":")) + "\n")
+    writer.flush()
+    return sock.makefile("r", encoding="utf-8", newline="\n"), writer
 
 
 def read_commands(stream=None):
