@@ -100,7 +100,9 @@ extension AgentProcess {
                 reached = true  // a launcher that ended, leaving the app in its group
             }
         }
-        if let pid = state.connectedPID, let socket, SocketOwner.holdsPeer(of: socket, pid: pid), Glibc.kill(pid, SIGKILL) == 0 {
+        if let pid = state.connectedPID, let socket, !state.connectionClosed, SocketOwner.holdsPeer(of: socket, pid: pid),
+            Glibc.kill(pid, SIGKILL) == 0
+        {
             reached = true
         }
         return reached
@@ -109,6 +111,9 @@ extension AgentProcess {
     /// Ends the app's connection from the harness's side (an app on TCP then sees its end,
     /// and the monitor reads the end of its input); nothing on stdin/stdout.
     func disconnect() {
-        if let socket { Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
+        guard let socket else { return }
+        state.withLock { state in
+            if !state.connectionClosed { Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
+        }
     }
 }

@@ -106,11 +106,12 @@ extension AgentProcess {
     /// process holds the other end of its connection: a crash then SIGKILLs it too.
     func adopt(pid: Int32?) {
         guard let pid, let socket, pid > 0 else { return }
-        if SocketOwner.holdsPeer(of: socket, pid: pid) {
-            state.withLock { $0.connectedPID = pid }
-        } else {
-            state.withLock {
-                $0.diagnostics.append("the hello's pid \(pid) does not hold the app's connection here: not killed by pid")
+        state.withLock { state in
+            // Under the lock: the monitor has not closed the connection, so `socket` is still it.
+            if !state.connectionClosed, SocketOwner.holdsPeer(of: socket, pid: pid) {
+                state.connectedPID = pid
+            } else {
+                state.diagnostics.append("the hello's pid \(pid) does not hold the app's connection here: not killed by pid")
             }
         }
     }

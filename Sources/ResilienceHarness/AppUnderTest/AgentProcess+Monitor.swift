@@ -32,7 +32,11 @@ extension AgentProcess {
             for line in splitter.append(buffer[..<count]) { deliver(line) }
         }
         if let last = splitter.finish() { deliver(last) }
-        close(descriptor)
+        // Under the lock `disconnect` takes: it never shuts down a number reused since.
+        state.withLock { state in
+            state.connectionClosed = true
+            close(descriptor)
+        }
         sampleRSS()
         reap()
     }

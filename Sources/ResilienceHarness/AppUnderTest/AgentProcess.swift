@@ -76,6 +76,8 @@ public final class AgentProcess: Sendable {
         /// The pid the hello gave, once checked to hold the app's connection: killed with
         /// the launched process group on a crash.
         var connectedPID: Int32?
+        /// The monitor closed the app's connection (`socket`): its number may be reused.
+        var connectionClosed = false
     }
 
     init(
