@@ -50,7 +50,8 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head(let head):
+        case .head(var head):
+            head.uri = OriginRequest.originForm(head.uri)  // a forward proxy's client writes the absolute-form
             if services.configuration.requiresProxyHeader, info.proxy == nil {
                 return refuseDirect(head, context: context)
             }

@@ -15,6 +15,20 @@ struct OriginRequest {
     }
 
     var isHead: Bool { method == .HEAD }
+
+    /// The origin-form of a request target (`/videos/clear/master.m3u8?a=1`). A client
+    /// that sends through a forward proxy writes the absolute-form
+    /// (`GET http://origin.example/videos/…`), which a server must accept too (RFC 9112
+    /// §3.2.2): its scheme and authority are dropped. Any other target is kept as it is.
+    static func originForm(_ target: String) -> String {
+        let lowered = target.prefix(8).lowercased()
+        let schemeLength = lowered.hasPrefix("http://") ? 7 : lowered.hasPrefix("https://") ? 8 : 0
+        guard schemeLength > 0 else { return target }
+        let rest = target.dropFirst(schemeLength)
+        guard let start = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
+        let tail = String(rest[start...])
+        return tail.hasPrefix("?") ? "/" + tail : tail
+    }
 }
 
 /// Turns a request into a `ResponsePlan`: control API, license endpoints, then content
