@@ -45,7 +45,7 @@ extension AppRequest: Codable {
             try c.field("protocol", version)
             try c.field("storage", storage)
             try c.field("after", after)
-        case .setPath(let path): try c.field("interfaces", path.interfaces)
+        case .setPath(let path): try c.field("interfaces", path.interfaces.map(WirePathInterface.init))
         case .setForeground(let foreground): try c.field("foreground", foreground)
         case .setAllowsCellular(let allowed): try c.field("allowed", allowed)
         case .request(let request):
@@ -61,5 +61,26 @@ extension AppRequest: Codable {
         case .prepareForBackground, .shutdown:
             break
         }
+    }
+}
+
+/// An interface of `setPath` as the wire carries it: `PathInterface` and its `proxy`, the
+/// same listener as `endpoint` as an HTTP proxy URL (`http://127.0.0.1:40123`), for an
+/// app that sets its HTTP client's proxy instead of sending to `endpoint` (the listener
+/// forwards the absolute-form requests a proxy's client writes to the origin, which
+/// answers them as their path).
+struct WirePathInterface: Encodable {
+    var kind: InterfaceKind
+    var endpoint: String
+    var proxy: String
+    var isExpensive: Bool
+    var isConstrained: Bool
+
+    init(_ interface: PathInterface) {
+        kind = interface.kind
+        endpoint = interface.endpoint
+        proxy = "http://" + interface.endpoint
+        isExpensive = interface.isExpensive
+        isConstrained = interface.isConstrained
     }
 }

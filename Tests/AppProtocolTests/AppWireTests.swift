@@ -17,7 +17,7 @@ import Testing
             == #"{"after":"crash","id":0,"name":"hello","protocol":1,"storage":"/tmp/s","type":"command"}"# + "\n")
         let wifi = PathInterface(kind: .wifi, isExpensive: false, isConstrained: false, endpoint: "127.0.0.2:4000")
         #expect(try text(AppRequest(id: 1, command: .setPath(NetworkPath(interfaces: [wifi]))))
-            == #"{"id":1,"interfaces":[{"endpoint":"127.0.0.2:4000","isConstrained":false,"isExpensive":false,"kind":"wifi"}],"name":"setPath","type":"command"}"# + "\n")
+            == #"{"id":1,"interfaces":[{"endpoint":"127.0.0.2:4000","isConstrained":false,"isExpensive":false,"kind":"wifi","proxy":"http://127.0.0.2:4000"}],"name":"setPath","type":"command"}"# + "\n")
     }
 
     @Test func everyCommandRoundTrips() throws {

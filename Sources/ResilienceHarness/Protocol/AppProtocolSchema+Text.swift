@@ -199,7 +199,7 @@ extension AppProtocolSchema {
       "required": ["kind", "endpoint", "isExpensive", "isConstrained"],
       "properties": {
         "kind": {"enum": ["wifi", "cellular"]},
-        "endpoint": {"description": "host:port of the conditioner's listener for this interface.", "type": "string"},
+        "endpoint": {"description": "host:port of the conditioner's listener for this interface.", "type": "string"}, "proxy": {"description": "The same listener as an HTTP proxy URL (http://host:port), for an app that sets its HTTP client's proxy instead of sending to endpoint.", "type": "string"},
         "isExpensive": {"type": "boolean"},
         "isConstrained": {"type": "boolean"}
       }
