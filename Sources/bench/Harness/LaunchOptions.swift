@@ -24,12 +24,6 @@ struct LaunchOptions: ParsableArguments {
         valueName: "host:port"))
     var agentListen: String?
 
-    /// No option given.
-    static var none: LaunchOptions {
-        // swift-argument-parser builds option groups by parsing; an empty command line gives the defaults.
-        (try? LaunchOptions.parse([])) ?? { fatalError("LaunchOptions parses an empty command line") }()
-    }
-
     /// The launch the options describe for `app` (nil when none is given), listening
     /// already when --agent-listen is given; `agentGiven`: --agent or --misbehave was.
     func appLaunch(app: AppCommandLine, agentGiven: Bool) throws(SuiteRun.BadInput) -> AppLaunch? {

@@ -27,7 +27,7 @@ struct SuiteRun {
     var shardSeconds: [String: Double] = [:]
     var shardIdentity: [String: String] = [:]
     /// `--launch`, `--kill`, `--agent-listen`.
-    var launching = LaunchOptions.none
+    var launching: LaunchOptions? = nil
 
     /// Bad input: exit 2 with a message that says what to do.
     struct BadInput: Error, CustomStringConvertible {
@@ -54,7 +54,7 @@ struct SuiteRun {
         let profile = try loadProfile()
         var scenarios = try scenarios()
         var options = try harnessOptions(profile: profile, seed: seed ?? profile.seed)
-        options.launch = try launching.appLaunch(app: options.app, agentGiven: agentCommand != nil || misbehavior != nil)
+        options.launch = try launching?.appLaunch(app: options.app, agentGiven: agentCommand != nil || misbehavior != nil)
         if shard != nil, Set(scenarios.map(\.name)).count != scenarios.count {
             throw BadInput(description: "--shard splits scenarios by name, and two of those chosen share one; rename one")
         }
@@ -105,7 +105,7 @@ struct SuiteRun {
     /// --misbehave NAME`, or the `--agent` command line as given.
     var agentName: String {
         if let agentCommand { return agentCommand }
-        if let launch = launching.launch { return launch }
+        if let launch = launching?.launch { return launch }
         return misbehavior.map { "deadzone --misbehave \($0)" } ?? "deadzone"
     }
 
