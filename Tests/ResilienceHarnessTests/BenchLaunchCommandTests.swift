@@ -10,7 +10,7 @@ import Testing
     typealias Scratch = BenchRunCommandTests.Scratch
 
     static let engine = ShippedScenarios.root + "/examples/agents/python/agent.py"
-    static let scenarios = ["--scenario", "crash-recovery", "--scenario", "housekeeping"]
+    static let scenarios = ["--scenario", "crash-recovery"]
 
     @Test func overTheSocketTheEngineGetsTheVerdictsItGetsOnStdio() async throws {
         let scratch = try Scratch()
