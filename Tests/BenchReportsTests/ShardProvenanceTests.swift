@@ -74,13 +74,16 @@ import Testing
     @Test func aMatrixSaysWhichShardItIsOrWhichItWasMergedFrom() throws {
         var matrix = MatrixTests.matrix()
         #expect(!MatrixHTML.render(matrix).contains("class=\"shards\""))
+        let plainTables = try ParsedElement.parse(Data(MatrixHTML.render(matrix).utf8)).elements("table").count
         matrix.shard = ShardRecord(
             index: 1, count: 4, units: ["deadzone--flaky-wifi/housekeeping"],
             allUnits: ["deadzone--flaky-wifi/housekeeping", "deadzone--flaky-wifi/cellular-policy"], plan: "p",
             identity: [:])
         let page = try ParsedElement.parse(Data(MatrixHTML.render(matrix).utf8))
-        let table = try #require(page.elements("table").first { $0.attributes["class"] == "shards" })
-        #expect(table.allText.contains("1 of 4: 1 of 2 units (deadzone--flaky-wifi/housekeeping)"))
+        let list = try #require(page.elements("ul").first { $0.attributes["class"] == "shards" })
+        #expect(list.allText.contains("shard: 1 of 4: 1 of 2 units (deadzone--flaky-wifi/housekeeping)"))
+        // The grid stays the page's first table (`.ci/render-report` finds it there).
+        #expect(page.elements("table").count == plainTables)
         let junit = try ParsedElement.parse(Data(MatrixJUnit.render(matrix).utf8))
         #expect(junit.elements("testsuite").allSatisfy { $0.children.first?.name == "properties" })
         matrix.shard = nil

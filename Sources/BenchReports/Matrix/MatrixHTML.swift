@@ -35,9 +35,10 @@ public enum MatrixHTML {
             """
         let provenance = ShardProvenance.facts(shard: matrix.shard, mergedFrom: matrix.mergedFrom)
         if !provenance.isEmpty {
-            html += "<table class=\"shards\"><tbody>\n"
-                + provenance.map { "<tr><th>\(text($0.key))</th><td>\(text($0.value))</td></tr>\n" }.joined()
-                + "</tbody></table>\n"
+            // A list, not a table: the grid stays the page's first table.
+            html += "<ul class=\"shards\">\n"
+                + provenance.map { "<li><b>\(text($0.key))</b>: \(text($0.value))</li>\n" }.joined()
+                + "</ul>\n"
         }
         html += "<table><thead><tr><th>scenario</th><th>property</th>"
         for column in matrix.columns {
