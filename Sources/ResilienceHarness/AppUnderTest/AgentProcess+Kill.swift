@@ -91,14 +91,12 @@ extension AgentProcess {
         // Under the lock that reaping takes: until then the pid is still this app's, and so
         // is its process group (the group outlives no member, and is not reused while the
         // leader is unreaped). The whole group: a shell wrapper's children too.
-        if state.exitStatus == nil {
-            if child.isRunning {
-                child.signalGroup(SIGKILL)
-                child.send(SIGKILL)
-                reached = true
-            } else if Glibc.kill(-child.pid, SIGKILL) == 0 {
-                reached = true  // a launcher that ended, leaving the app in its group
-            }
+        // Never once the launched process is reaped: this machine reuses process ids within
+        // seconds (pid_max may be 32768), and the number could then lead a stranger's group.
+        if state.exitStatus == nil, child.isRunning {
+            child.signalGroup(SIGKILL)
+            child.send(SIGKILL)
+            reached = true
         }
         if let pid = state.connectedPID, let socket, !state.connectionClosed, SocketOwner.holdsPeer(of: socket, pid: pid),
             Glibc.kill(pid, SIGKILL) == 0
