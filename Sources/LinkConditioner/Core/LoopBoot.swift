@@ -83,6 +83,13 @@ final class LoopBoot: @unchecked Sendable {
         await OffPool.run { self.waitUntilReady() }
     }
 
+    /// Closes every handle of `loop` that is not closing already.
+    static func closeEverything(_ loop: UnsafeMutablePointer<uv_loop_t>) {
+        uv_walk(loop, { handle, _ in
+            if uv_is_closing(handle) == 0 { UVHandle.owner(of: handle)?.close() }
+        }, nil)
+    }
+
     func run() {
         deadzone_name_thread(threadName)
         let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
@@ -99,6 +106,9 @@ final class LoopBoot: @unchecked Sendable {
                     channel.close()
                     async?.close()
                     async = nil
+                    // Whatever the core's own closing left open (a shutdown that never
+                    // completes) is closed now: stopping must end the loop.
+                    LoopBoot.closeEverything(loop)
                 }
             }
             channel.open(async!.async)
@@ -111,9 +121,7 @@ final class LoopBoot: @unchecked Sendable {
 
         uv_run(loop, UV_RUN_DEFAULT)
         // Anything still open (there should be nothing) is closed, then the loop.
-        uv_walk(loop, { handle, _ in
-            if uv_is_closing(handle) == 0 { UVHandle.owner(of: handle)?.close() }
-        }, nil)
+        LoopBoot.closeEverything(loop)
         uv_run(loop, UV_RUN_DEFAULT)
         let rc = uv_loop_close(loop)
         loop.deallocate()

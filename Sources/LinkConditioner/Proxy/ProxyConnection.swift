@@ -275,10 +275,15 @@ final class ProxyConnection {
     /// FIN both sides now, dropping what the link still held (the core removes it from the link).
     func finish(reason: String) {
         guard stage != .closed else { return }
+        let upstreamConnecting = stage == .connecting
         teardown()
-        for side in [client, upstream].compactMap({ $0 }) {
-            if side.isClosing { continue }
-            side.shutdown { _ in side.close() }
+        if !client.isClosing { client.shutdown { [client] _ in client.close() } }
+        if let upstream, !upstream.isClosing {
+            // An upstream connect still pending has sent nothing: it is closed at once. A
+            // shutdown queued behind it would never run (libuv stops watching for POLLOUT when
+            // the connect completes with nothing to write), and the socket would stay open
+            // in CLOSE-WAIT, keeping the loop, and `LinkConditioner.stop()`, from ever ending.
+            if upstreamConnecting { upstream.close() } else { upstream.shutdown { _ in upstream.close() } }
         }
         core.connectionEnded(self, reason: reason)
     }
