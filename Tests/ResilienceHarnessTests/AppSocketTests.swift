@@ -173,9 +173,12 @@ import Glibc
         #expect(silent?.description.contains("the app never connected") == true, "\(String(describing: silent))")
         #expect(silent?.description.contains("no connection came at all") == true, "\(String(describing: silent))")
 
-        let impostor = #"exec python3 -c 'import os, socket; h, p = os.environ["DEADZONE_CONNECT"].split(":"); s = socket.create_connection((h, int(p))); s.sendall(b"{\"type\":\"connect\",\"token\":\"0123456789abcdef\"}\n"); print(s.makefile().readline()); import time; time.sleep(30)'"#
+        // bash (not python: quick to start on a busy machine) connects with a token the
+        // harness never handed out, and waits.
+        let impostor = #"exec bash -c 'exec 3<>/dev/tcp/${DEADZONE_CONNECT%:*}/${DEADZONE_CONNECT#*:}; "#
+            + #"echo "{\"type\":\"connect\",\"token\":\"0123456789abcdef\"}" >&3; read -t 30 line <&3; sleep 30'"#
         let wrong = await Self.failure {
-            _ = try await Self.launch(impostor, listener: listener, storage: storage, timeout: .seconds(3))
+            _ = try await Self.launch(impostor, listener: listener, storage: storage, timeout: .seconds(10))
         }
         #expect(wrong?.description.contains("connections refused: token 01234567… is not one the harness handed out") == true, "\(String(describing: wrong))")
     }
