@@ -140,9 +140,22 @@ public final class ChildProcess: Sendable {
 
     /// Sends `signal` to what is left of its process group after it ended (children a
     /// command left behind); harmless when nothing is left. Nothing without `ownProcessGroup`.
+    ///
+    /// Once it is reaped, not when a process runs under its old number: while any member
+    /// of the group lives the kernel does not hand that number out again, so a process
+    /// holding it means the group is gone and the number (pid_max may be 32768) may now
+    /// lead a stranger's group.
     public func signalStragglers(_ signal: Int32 = SIGKILL) {
         guard ownProcessGroup else { return }
-        _ = kill(-pid, signal)
+        ended.withLock { known in
+            // Not reaped yet: the group is still this child's, leader included.
+            if known == nil, Self.reap(pid, &known) == nil {
+                _ = kill(-pid, signal)
+                return
+            }
+            if kill(pid, 0) == 0 || errno != ESRCH { return }
+            _ = kill(-pid, signal)
+        }
     }
 
     /// Runs `executable` to its end, or kills it (SIGKILL) after `timeout`; its stdout
