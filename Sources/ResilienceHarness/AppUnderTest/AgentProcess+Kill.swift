@@ -66,8 +66,7 @@ extension AgentProcess {
         } catch {
             return "the kill command could not start: \(error)"
         }
-        let output = (outcome.stderr + outcome.stdout).trimmingCharacters(in: .whitespacesAndNewlines)
-        let said = output.isEmpty ? "" : "; it wrote: " + String(output.suffix(300)).replacingOccurrences(of: "\n", with: " | ")
+        let said = Self.tail(ofText: outcome.stderr + outcome.stdout).map { "; it wrote: " + $0 } ?? ""
         if outcome.timedOut {
             return "the kill command `\(command)` did not end within \(Self.killCommandTimeout.seconds.formatted()) s (it was killed)\(said)"
         }

@@ -97,9 +97,13 @@ extension AgentProcess {
 
     /// The last 300 characters of the file at `path`, on one line (`(nothing)` when empty).
     static func tail(of path: String) -> String {
-        let text = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        return text.isEmpty ? "(nothing)" : String(text.suffix(300)).replacingOccurrences(of: "\n", with: " | ")
+        tail(ofText: String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)) ?? "(nothing)"
+    }
+
+    /// The last 300 characters of `text`, trimmed, on one line; nil when nothing is left.
+    static func tail(ofText text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : String(trimmed.suffix(300)).replacingOccurrences(of: "\n", with: " | ")
     }
 
     /// Keeps the pid the app's hello gave, when the app connected over TCP and that
