@@ -167,25 +167,67 @@ public final class ChildProcess: Sendable {
         _ executable: String, _ arguments: [String], directory: String? = nil, timeout: Duration? = nil,
         environment: [String: String] = [:], ownProcessGroup: Bool = false
     ) async throws(ChildProcessError) -> Outcome {
-        let base = NSTemporaryDirectory() + "deadzone-child-\(UUID().uuidString)"
-        let paths = (out: base + ".stdout", err: base + ".stderr")
-        defer { for path in [paths.out, paths.err] { try? FileManager.default.removeItem(atPath: path) } }
-        let child = try spawn(
-            executable, arguments, stdout: .file(paths.out), stderr: .file(paths.err), directory: directory,
-            ownProcessGroup: ownProcessGroup, environment: environment)
+        let running = try Running(
+            executable, arguments, directory: directory, timeout: timeout, environment: environment,
+            ownProcessGroup: ownProcessGroup)
+        return running.outcome(await running.child.exit())
+    }
+
+    /// `run`, blocking the calling thread until the child has ended: for callers already
+    /// off Swift's cooperative pool (a dispatch queue, an `OffPool` closure).
+    public static func runWaiting(
+        _ executable: String, _ arguments: [String], directory: String? = nil, timeout: Duration? = nil,
+        environment: [String: String] = [:], ownProcessGroup: Bool = false
+    ) throws(ChildProcessError) -> Outcome {
+        let running = try Running(
+            executable, arguments, directory: directory, timeout: timeout, environment: environment,
+            ownProcessGroup: ownProcessGroup)
+        return running.outcome(running.child.waitForExit())
+    }
+
+    /// A child of `run`: its output files and its time limit's watchdog.
+    private struct Running {
+        let child: ChildProcess
+        let paths: (out: String, err: String)
         let killed = KilledFlag()
-        let watchdog = timeout.map { limit in
-            Timekeeper.shared.schedule(after: limit) {
-                killed.value.withLock { $0 = child.isRunning }
-                child.signalGroup(SIGKILL)
-                child.send(SIGKILL)
+        let watchdog: Timekeeper.Timer?
+
+        init(
+            _ executable: String, _ arguments: [String], directory: String?, timeout: Duration?,
+            environment: [String: String], ownProcessGroup: Bool
+        ) throws(ChildProcessError) {
+            let base = NSTemporaryDirectory() + "deadzone-child-\(UUID().uuidString)"
+            let paths = (out: base + ".stdout", err: base + ".stderr")
+            let child: ChildProcess
+            do {
+                child = try spawn(
+                    executable, arguments, stdout: .file(paths.out), stderr: .file(paths.err), directory: directory,
+                    ownProcessGroup: ownProcessGroup, environment: environment)
+            } catch {
+                for path in [paths.out, paths.err] { try? FileManager.default.removeItem(atPath: path) }
+                throw error
+            }
+            let killed = killed
+            self.child = child
+            self.paths = paths
+            watchdog = timeout.map { limit in
+                Timekeeper.shared.schedule(after: limit) {
+                    killed.value.withLock { $0 = child.isRunning }
+                    child.signalGroup(SIGKILL)
+                    child.send(SIGKILL)
+                }
             }
         }
-        let termination = await child.exit()
-        watchdog?.cancel()
-        let timedOut = killed.value.withLock { $0 }
-        let text = { (path: String) in String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self) }
-        return Outcome(termination: termination, stdout: text(paths.out), stderr: text(paths.err), timedOut: timedOut)
+
+        /// The outcome once the child ended as `termination`; its output files are removed.
+        func outcome(_ termination: Termination) -> Outcome {
+            watchdog?.cancel()
+            defer { for path in [paths.out, paths.err] { try? FileManager.default.removeItem(atPath: path) } }
+            let text = { (path: String) in String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self) }
+            return Outcome(
+                termination: termination, stdout: text(paths.out), stderr: text(paths.err),
+                timedOut: killed.value.withLock { $0 })
+        }
     }
 
     /// Reaps `pid` into `known` if it has ended (wait4, WNOHANG); the ending, if known.

@@ -76,6 +76,9 @@ struct HTMLReportView {
         /// Each launch's stderr file, beside the report.
         var logs: [LaunchLogLink]
         var hasLogs: Bool
+        /// Each storage sync before a read (`--storage-sync`): when (s), and what it preceded.
+        var syncs: [Fact]
+        var hasSyncs: Bool
     }
 
     /// A link to what one launch of the app wrote on its stderr.
@@ -199,7 +202,14 @@ extension HTMLReportView {
                         file: safe(log.file(scenario: scenario.name)),
                         label: "launch \(log.launch) (\(log.bytes) bytes\(log.truncated ? ", its end kept" : ""))")
                 },
-                hasLogs: !(scenario.stderr ?? []).isEmpty)
+                hasLogs: !(scenario.stderr ?? []).isEmpty,
+                syncs: (scenario.storageSyncs ?? []).map { sync in
+                    Fact(
+                        key: MetricComparison.format(Double(sync.t) / 1e9),
+                        value: safe("before the \(sync.read) read, \(MetricComparison.format(sync.seconds)) s"
+                            + (sync.error.map { "; FAILED: \($0)" } ?? "")))
+                },
+                hasSyncs: !(scenario.storageSyncs ?? []).isEmpty)
         }
         legend = Self.legend
         grid = VerdictGrid(report, comparison: comparison)

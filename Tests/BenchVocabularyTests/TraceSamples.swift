@@ -97,6 +97,8 @@ enum TraceSamples {
         .originFaultBegan(index: 1, label: nil, path: "/videos/**", fault: "status 503", rule: "profile-origin-1"),
         .originFaultEnded(index: 0, label: "station portal", rule: "profile-origin-0"),
         .originFaultEnded(index: 1, label: nil, rule: "profile-origin-1"),
+        .storageSynced(read: "kill", seconds: 0.25, error: nil),
+        .storageSynced(read: "downloaded", seconds: 60, error: "`adb pull` failed (exit status 1)"),
     ]
 
     static let license: [LicenseEvent.Kind] = [

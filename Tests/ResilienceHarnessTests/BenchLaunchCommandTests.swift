@@ -5,7 +5,9 @@ import Testing
 /// `bench --agent-listen HOST:PORT --launch 'CMD' --kill 'CMD'` end to end: the Python
 /// reference engine, started by a launch command and connected over the socket, gets
 /// the verdicts it gets on stdin/stdout with the same seed (a crash and a relaunch
-/// included), and a bad launch is an error in the report, never a pass.
+/// included), and a bad launch is an error in the report, never a pass; an app whose
+/// storage is elsewhere (`--app-storage`, `--storage-sync`) gets the same verdicts from
+/// the copies its sync command makes, and a failing sync is an error.
 @Suite(.timeLimit(.minutes(6))) struct BenchLaunchCommandTests {
     typealias Scratch = BenchRunCommandTests.Scratch
 
@@ -58,4 +60,64 @@ import Testing
             #expect(refused.status == 2 && refused.stderr.contains(says), "\(says): \(refused.output)")
         }
     }
+
+    /// Copies the app's storage, as `adb pull` or `xcrun simctl` would, into the harness's
+    /// empty copy (nothing to copy before the app made its storage).
+    static let copy = #"[ ! -d "$DEADZONE_STORAGE" ] || cp -R "$DEADZONE_STORAGE/." "$DEADZONE_SYNC_TO""#
+
+    @Test func anAppWhoseStorageIsElsewhereIsJudgedFromCopiesItsSyncCommandMade() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let device = scratch.root + "/device"
+        try FileManager.default.createDirectory(atPath: device, withIntermediateDirectories: true)
+        let common = ["--profile", scratch.profile, "--seed", "7", "--agent", "python3 \(Self.engine)"] + Self.scenarios
+        let inPlace = try await runBench(common + ["--out", scratch.out + "/in-place"], in: scratch.root)
+        let synced = try await runBench(
+            common + ["--app-storage", device, "--storage-sync", Self.copy, "--out", scratch.out + "/synced"], in: scratch.root)
+        #expect(inPlace.status == 0, "\(inPlace.output)")
+        #expect(synced.status == 0, "\(synced.output)")
+        let local = try BenchRunCommandTests.decodeReport(scratch.text("in-place/report.json"))
+        let copied = try BenchRunCommandTests.decodeReport(scratch.text("synced/report.json"))
+        #expect(BenchShardCommandTests.verdicts(copied) == BenchShardCommandTests.verdicts(local))
+        let crash = try #require(copied.scenarios.first { $0.name == "crash-recovery" })
+        #expect(crash.verdicts.contains { $0.property == "crash-recovery" && $0.outcome == .passed }, "\(crash.verdicts)")
+        // Every read was of a copy: the one after the kill, and those of the finished packages.
+        let reads = (crash.storageSyncs ?? []).map(\.read)
+        #expect(reads.contains("kill") && reads.contains("downloaded"), "\(reads)")
+        #expect((crash.storageSyncs ?? []).allSatisfy { $0.error == nil })
+        #expect(local.scenarios.allSatisfy { $0.storageSyncs == nil })
+        // The app kept its storage where it was told (the harness leaves the app's side alone).
+        let kept = try FileManager.default.contentsOfDirectory(atPath: device)
+        #expect(kept.contains { $0.hasPrefix("deadzone-crash-recovery-") }, "\(kept)")
+        #expect(try scratch.text("synced/report.html").contains("read from a copy its sync command made"))
+    }
+
+    @Test func aStorageSyncThatFailsIsAScenarioErrorAndBadOptionsAreBadInput() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let failing = try await runBench(
+            ["--profile", scratch.profile, "--seed", "7", "--agent", "python3 \(Self.engine)", "--scenario", "crash-recovery",
+             "--app-storage", scratch.root + "/device", "--storage-sync", "echo no device attached >&2; exit 4",
+             "--out", scratch.out + "/failing"], in: scratch.root)
+        #expect(failing.status == 1, "\(failing.output)")
+        let report = try BenchRunCommandTests.decodeReport(scratch.text("failing/report.json"))
+        let error = report.scenarios.first?.error ?? ""
+        #expect(error.contains("the storage sync before a read") && error.contains("exit status 4")
+            && error.contains("no device attached"), "\(error)")
+        #expect(!report.passed)
+
+        let refusals: [([String], String)] = [
+            (["--storage-sync", "true"], "--storage-sync needs --app-storage"),
+            (["--app-storage", "/data/app"], "--app-storage needs --storage-sync"),
+            (["--app-storage", "data/app", "--storage-sync", "true"], "is not an absolute path"),
+        ]
+        for (arguments, says) in refusals {
+            let refused = try await runBench(
+                ["--profile", scratch.profile, "--scenario", "housekeeping", "--agent", "python3 \(Self.engine)"] + arguments
+                    + ["--out", scratch.out + "/refused"],
+                in: scratch.root)
+            #expect(refused.status == 2 && refused.stderr.contains(says), "\(says): \(refused.output)")
+        }
+    }
 }
+

@@ -14,7 +14,8 @@ import Testing
         try package.store("400k", as: "v.m3u8", in: "v")
         try package.writeMaster(variant: "v.m3u8")
         let collector = TraceCollector()
-        let watch = PackageWatch(collector: collector, origin: package.origin, packageBound: bound)
+        let watch = PackageWatch(
+            collector: collector, origin: package.origin, storage: StorageAccess(local: package.scratch), packageBound: bound)
         watch.requested("d1", video: "clear")
         return (package, collector, watch)
     }

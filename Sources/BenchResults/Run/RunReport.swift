@@ -117,14 +117,18 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
     /// What each launch of the app wrote on its stderr, in launch order (nil in a report
     /// written before it was kept; a launch that wrote nothing is left out).
     public var stderr: [LaunchLog]?
+    /// Each copy of the app's storage the harness had its sync command make before a read
+    /// (`--storage-sync`), in order; nil when the storage was read in place.
+    public var storageSyncs: [StorageSync]?
 
     /// Creates a result.
     public init(
         name: String, summary: String, verdicts: [Verdict], metrics: ScenarioMetrics, startNanoseconds: UInt64,
         endNanoseconds: UInt64, error: String? = nil, preconditions: [PreconditionResult] = [],
         unsupported: [String]? = nil, load: ScenarioLoad? = nil, coverage: ScenarioCoverage? = nil,
-        stderr: [LaunchLog]? = nil, asserts: [String]? = nil
+        stderr: [LaunchLog]? = nil, asserts: [String]? = nil, storageSyncs: [StorageSync]? = nil
     ) {
+        self.storageSyncs = storageSyncs
         self.asserts = asserts
         self.stderr = stderr
         self.coverage = coverage
@@ -161,7 +165,7 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case name, summary, verdicts, metrics, startNanoseconds, endNanoseconds, error, preconditions, unsupported, load
-        case coverage, stderr, asserts
+        case coverage, stderr, asserts, storageSyncs
     }
 
     public init(from decoder: any Decoder) throws {
@@ -180,5 +184,26 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
         load = try c.decodeIfPresent(ScenarioLoad.self, forKey: .load)
         coverage = try c.decodeIfPresent(ScenarioCoverage.self, forKey: .coverage)
         stderr = try c.decodeIfPresent([LaunchLog].self, forKey: .stderr)
+        storageSyncs = try c.decodeIfPresent([StorageSync].self, forKey: .storageSyncs)
+    }
+}
+
+/// A copy of the app's storage made by the `--storage-sync` command before a read.
+public struct StorageSync: Sendable, Hashable, Codable {
+    /// When the read was asked for (nanoseconds since the run's epoch).
+    public var t: UInt64
+    /// The read it preceded: `kill`, `paused`, `removal`, `downloaded`, `inspected`.
+    public var read: String
+    /// How long the command ran.
+    public var seconds: Double
+    /// How it failed (the read was then not made); nil when it succeeded.
+    public var error: String?
+
+    /// A sync.
+    public init(t: UInt64, read: String, seconds: Double, error: String? = nil) {
+        self.t = t
+        self.read = read
+        self.seconds = seconds
+        self.error = error
     }
 }

@@ -12,14 +12,14 @@ extension HarnessEvent: Codable {
         case scenarioStarted, scenarioFinished, pathGiven, pathAcknowledged, interfaceSet, lifecycle, licenseServerBackground
         case preparedForBackground, downloadRequested, licenseKeyOf, userAction, allowsCellularSet, killed
         case diskAtKill, leftAfterRemoval, diskWhilePaused, launched, helloAnswered, inspected, packageRead, agentExited, note
-        case clientLaunched, clientExited, originFaultBegan, originFaultEnded
+        case clientLaunched, clientExited, originFaultBegan, originFaultEnded, storageSynced
     }
 
     private enum Key: String, CodingKey {
         case type, name, profile, seed, timedOut, interfaces, interface, up, mode, foreground, background
         case unfinished, video, download, allowsCellular, protected, error, assetID, keyID, licenseURL, action
         case pid, reason, stored, partial, unknown, packageFiles, after, app, capabilities, inspection, master
-        case cause, found, status, text, client, attempt, index, label, path, fault, rule
+        case cause, found, status, text, client, attempt, index, label, path, fault, rule, read, seconds
     }
 
     /// The case's `type`.
@@ -51,6 +51,7 @@ extension HarnessEvent: Codable {
         case .clientExited: .clientExited
         case .originFaultBegan: .originFaultBegan
         case .originFaultEnded: .originFaultEnded
+        case .storageSynced: .storageSynced
         }
     }
 
@@ -124,6 +125,10 @@ extension HarnessEvent: Codable {
             try c.encodeIfPresent(master, forKey: .master)
             try c.encode(cause, forKey: .cause)
             try c.encode(found, forKey: .found)
+        case let .storageSynced(read, seconds, error):
+            try c.encode(read, forKey: .read)
+            try c.encode(seconds, forKey: .seconds)
+            try c.encodeIfPresent(error, forKey: .error)
         case let .agentExited(pid, status):
             try c.encode(pid, forKey: .pid)
             try c.encode(status, forKey: .status)
@@ -204,6 +209,8 @@ extension HarnessEvent: Codable {
         case .packageRead:
             self = .packageRead(
                 download: try value(.download), master: try optional(.master), cause: try value(.cause), found: try value(.found))
+        case .storageSynced:
+            self = .storageSynced(read: try value(.read), seconds: try value(.seconds), error: try optional(.error))
         case .agentExited:
             self = .agentExited(pid: try value(.pid), status: try value(.status))
         case .note:

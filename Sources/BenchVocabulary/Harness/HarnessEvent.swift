@@ -62,6 +62,11 @@ public enum HarnessEvent: Sendable, Hashable {
     /// whole, `partial` origin path → the bytes a file holds of it. Read twice per
     /// pause: a second after the app answered it, and just before the user resumes it.
     case diskWhilePaused(download: String, stored: [String], partial: [String: Int64])
+    /// `--storage-sync`: before a read of the app's storage for `read` (`kill`, `paused`,
+    /// `removal`, `downloaded`, `inspected`), the harness emptied its local copy and ran
+    /// the sync command, which took `seconds`; `error` says how it failed (the read was
+    /// then not made, and the scenario ends with that error).
+    case storageSynced(read: String, seconds: Double, error: String?)
     /// The agent was launched (again), told the previous process ended as `after`.
     case launched(pid: Int32, after: RelaunchKind)
     /// The app answered `hello`: its name and version, and the capabilities it declares.

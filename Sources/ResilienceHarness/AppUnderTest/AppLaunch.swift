@@ -17,12 +17,37 @@ public struct AppLaunch: Sendable {
     /// nil: SIGKILL of the launched process group (and of the pid the app's hello gave,
     /// once checked to hold the app's connection).
     public var killCommand: String?
+    /// Where the app keeps its storage when it is not a directory the harness can read in
+    /// place, and the command that copies it before each read; nil: hello's `storage` is a
+    /// local directory, read where it is.
+    public var remoteStorage: RemoteStorage?
 
     /// A launch.
-    public init(command: AppCommandLine, listener: AppListener? = nil, killCommand: String? = nil) {
+    public init(
+        command: AppCommandLine, listener: AppListener? = nil, killCommand: String? = nil,
+        remoteStorage: RemoteStorage? = nil
+    ) {
         self.command = command
         self.listener = listener
         self.killCommand = killCommand
+        self.remoteStorage = remoteStorage
+    }
+
+    /// `--app-storage DIR --storage-sync 'CMD'`: the app keeps each scenario's storage in
+    /// `DIR/<the local copy's name>` as it sees its file system (a device, a simulator, an
+    /// emulator), and `sh -c CMD` copies that directory (`DEADZONE_STORAGE`) into an empty
+    /// local one (`DEADZONE_SYNC_TO`) before each read of the harness (`DEADZONE_READ`).
+    public struct RemoteStorage: Sendable, Equatable {
+        /// The directory, as the app sees it, under which each scenario's storage is named.
+        public var appDirectory: String
+        /// The copying command.
+        public var syncCommand: String
+
+        /// Storage under `appDirectory`, copied by `syncCommand`.
+        public init(appDirectory: String, syncCommand: String) {
+            self.appDirectory = appDirectory
+            self.syncCommand = syncCommand
+        }
     }
 
     /// The environment variables a launch and a kill command are given.
@@ -40,6 +65,11 @@ public struct AppLaunch: Sendable {
         /// For a kill command: what the kill plays: `crash`, `memoryPressure`, `userForceQuit`,
         /// `rebootWhileSuspended` (the relaunch that follows is told the same), or `relaunch`.
         public static let killReason = "DEADZONE_KILL_REASON"
+        /// For a storage-sync command: the empty local directory to copy the app's storage into.
+        public static let syncTo = "DEADZONE_SYNC_TO"
+        /// For a storage-sync command: the read it precedes: `kill`, `paused`, `removal`,
+        /// `downloaded` or `inspected`.
+        public static let read = "DEADZONE_READ"
     }
 
     /// `sh -c command`: a shell command line as a command.

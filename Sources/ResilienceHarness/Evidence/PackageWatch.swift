@@ -22,6 +22,8 @@ final class PackageWatch: Sendable {
     let packageBound: Duration
     private let collector: TraceCollector
     private let origin: OriginCatalogView
+    /// Where the packages the app names are read (synced first when the storage is remote).
+    private let storage: StorageAccess
     private let state = Mutex(State())
     /// Reads the packages of downloads the app reported `downloaded`, one at a time.
     private let reader = DispatchQueue(label: "deadzone.package-watch")
@@ -40,9 +42,12 @@ final class PackageWatch: Sendable {
     }
 
     /// A watch recording into `collector`, matching packages with `origin`.
-    init(collector: TraceCollector, origin: OriginCatalogView, packageBound: Duration = .seconds(5)) {
+    init(
+        collector: TraceCollector, origin: OriginCatalogView, storage: StorageAccess, packageBound: Duration = .seconds(5)
+    ) {
         self.collector = collector
         self.origin = origin
+        self.storage = storage
         self.packageBound = packageBound
     }
 
@@ -139,21 +144,24 @@ final class PackageWatch: Sendable {
         state.withLock { $0.masters[download] }
     }
 
-    /// Reads the package at `master` and records the findings, stamped when the read was
-    /// asked for (`t`, by default now). Blocks while it walks and hashes the files.
+    /// Reads the package at `master` (a path the app named: read where `storage` maps it)
+    /// and records the findings, stamped when the read was asked for (`t`, by default now).
+    /// Blocks while it syncs the storage, and walks and hashes the files. Nothing is
+    /// recorded when the sync failed: the scenario ends with that error instead.
     func read(_ download: String, master: String, cause: PackageReadCause, counted: Bool, at t: UInt64? = nil) {
         let t = t ?? collector.now
+        defer { if counted { state.withLock { $0.reading -= 1 } } }
         let video = state.withLock { state in
             state.masters[download] = master
             return state.videos[download]
         }
-        let contents = PackageReader.read(master: master)
+        let local = storage.local(master)
+        guard let contents = storage.read(for: cause.rawValue, { _ in PackageReader.read(master: local) }) else { return }
         let matcher = PackageMatcher(
             renditions: video.map(origin.renditions(ofVideo:)) ?? [], originHash: origin.sha256(of:range:))
         var found = matcher.match(contents)
         if video == nil { found.problems.append("the harness did not request download \(download): no video to match") }
         collector.harness(.packageRead(download: download, master: master, cause: cause, found: found), at: t)
-        if counted { state.withLock { $0.reading -= 1 } }
     }
 
     private func recordUnnamed(_ download: String, _ why: String) {

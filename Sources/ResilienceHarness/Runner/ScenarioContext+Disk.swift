@@ -11,12 +11,13 @@ extension ScenarioContext {
     /// actor stays free for the path relay meanwhile.
     func recordDisk(pid: Int32, killedAt: UInt64) async {
         let witness = diskWitness
-        let storage = launcher.storage
+        let storage = storage
         let origin = network.origin
         let epoch = collector.epoch
-        let seen = await OffPool.run {
-            witness.snapshot(storage: storage, origin: origin, killedAt: killedAt, epoch: epoch)
+        let read = await OffPool.run {
+            storage.read(for: "kill") { witness.snapshot(storage: $0, origin: origin, killedAt: killedAt, epoch: epoch) }
         }
+        guard let seen = read else { return }
         collector.harness(.diskAtKill(pid: pid, stored: seen.stored, partial: seen.partial, unknown: seen.unknown))
     }
 }
@@ -78,7 +79,7 @@ extension ScenarioContext {
     /// by content (`.harness(.diskWhilePaused)`, what `pause-holds` compares between
     /// the first read and the last). Hashing runs off the pool, as at a kill.
     func recordPausedDisk(of download: String) async {
-        guard let seen = await videoOnDisk(of: download) else { return }
+        guard let seen = await videoOnDisk(of: download, for: "paused") else { return }
         collector.harness(.diskWhilePaused(download: download, stored: seen.stored, partial: seen.partial))
     }
 
@@ -87,24 +88,36 @@ extension ScenarioContext {
     /// its video) and under the package directory the app had named for it
     /// (`.harness(.leftAfterRemoval)`, what `cancel-delete-clean` judges).
     func recordLeftovers(of download: String) async {
-        guard let seen = await videoOnDisk(of: download) else { return }
-        let package = packages.lastPackage(of: download).map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
-        let files = await OffPool.run { package.map { DiskFile.walk($0).map(\.relativePath) } ?? [] }
+        let storage = storage
+        let package = packages.lastPackage(of: download).map {
+            storage.local(URL(fileURLWithPath: $0).deletingLastPathComponent().path)
+        }
+        guard let seen = await videoOnDisk(of: download, for: "removal", alsoListing: package) else { return }
         collector.harness(.leftAfterRemoval(
-            download: download, stored: seen.stored, partial: seen.partial, packageFiles: files.sorted()))
+            download: download, stored: seen.stored, partial: seen.partial, packageFiles: seen.listed.sorted()))
     }
 
-    /// The app's storage read now, by content (off the pool), keeping the resources of
-    /// `download`'s video; nil for a download the harness did not request.
-    private func videoOnDisk(of download: String) async -> (stored: [String], partial: [String: Int64])? {
+    /// The app's storage read now for `read`, by content (off the pool), keeping the
+    /// resources of `download`'s video, and the files under `directory` (a local path) in
+    /// the same read; nil for a download the harness did not request, or when the storage
+    /// sync before the read failed.
+    private func videoOnDisk(of download: String, for read: String, alsoListing directory: String? = nil) async
+        -> (stored: [String], partial: [String: Int64], listed: [String])?
+    {
         guard let video = videoOf[download] else { return nil }
         let witness = diskWitness
-        let storage = launcher.storage
+        let storage = storage
         let origin = network.origin
         let epoch = collector.epoch
         let now = collector.now
-        let seen = await OffPool.run { witness.snapshot(storage: storage, origin: origin, killedAt: now, epoch: epoch) }
+        let found = await OffPool.run {
+            storage.read(for: read) { local in
+                (witness.snapshot(storage: local, origin: origin, killedAt: now, epoch: epoch),
+                 directory.map { DiskFile.walk($0).map(\.relativePath) } ?? [])
+            }
+        }
+        guard let (seen, listed) = found else { return nil }
         let prefix = "/videos/\(video)/"
-        return (seen.stored.filter { $0.hasPrefix(prefix) }, seen.partial.filter { $0.key.hasPrefix(prefix) })
+        return (seen.stored.filter { $0.hasPrefix(prefix) }, seen.partial.filter { $0.key.hasPrefix(prefix) }, listed)
     }
 }

@@ -15,6 +15,8 @@ public actor ScenarioContext {
     let launcher: AgentLauncher
     /// Reads the app's packages itself (at `downloaded` and at each `inspect`).
     let packages: PackageWatch
+    /// Where the harness reads the app's storage (in place, or a copy synced before each read).
+    let storage: StorageAccess
     private var agent: AgentProcess?
     private var path = NetworkPath(interfaces: [])
     private var foreground = true
@@ -43,9 +45,10 @@ public actor ScenarioContext {
     nonisolated let executor: DedicatedExecutor?
 
     init(
-        collector: TraceCollector, network: ScenarioNetwork, launcher: AgentLauncher, packages: PackageWatch, seed: UInt64,
-        profile: Profile, needs: [Capability] = [], executor: DedicatedExecutor? = nil
+        collector: TraceCollector, network: ScenarioNetwork, launcher: AgentLauncher, packages: PackageWatch,
+        storage: StorageAccess, seed: UInt64, profile: Profile, needs: [Capability] = [], executor: DedicatedExecutor? = nil
     ) {
+        self.storage = storage
         self.executor = executor
         self.profile = profile
         self.needs = needs

@@ -85,23 +85,25 @@ struct ScenarioRun {
         }
         try? FileManager.default.createDirectory(atPath: stderrDirectory, withIntermediateDirectories: true)
         let origin = OriginCatalogView(store: network.origin.store)
-        let packages = PackageWatch(collector: collector, origin: origin)
+        let access = Self.storageAccess(local: storage, launch: options.appLaunch, collector: collector)
+        let packages = PackageWatch(collector: collector, origin: origin, storage: access)
         let launcher = AgentLauncher(
-            app: options.appLaunch, storage: storage, helloTimeout: options.helloTimeout, packages: packages,
+            app: options.appLaunch, storage: access.app, helloTimeout: options.helloTimeout, packages: packages,
             stderrDirectory: stderrDirectory)
         let context = ScenarioContext(
-            collector: collector, network: network, launcher: launcher, packages: packages, seed: seed,
+            collector: collector, network: network, launcher: launcher, packages: packages, storage: access, seed: seed,
             profile: profile, needs: scenario.needs, executor: executor)
         let relay = Task(executorPreference: executor) {
             for await path in network.conditioner.pathUpdates { await context.pathPublished(path) }
         }
-        let outcome = await runScript(context, progress: progress)
+        var outcome = await runScript(context, progress: progress)
         originFaults?.cancel()
         await context.shutdown()
         collector.harness(.scenarioFinished(name: scenario.name, timedOut: outcome.timedOut))
         collector.absorb(origin: network.origin.requestLog, interfaces: network.interfaces)
         collector.absorb(license: network.origin.licenseServer.records)
         relay.cancel()
+        if let failure = access.failure, outcome.error == nil, outcome.unsupported == nil { outcome.error = failure }
         let entries = collector.entries(from: first)
         await network.stop()
         let peak = await context.peakRSSBytes
@@ -111,6 +113,26 @@ struct ScenarioRun {
         return .played(Played(
             entries: entries, start: start, end: collector.now, links: network.links, origin: origin,
             peakRSSBytes: peak, outcome: outcome, stderr: logs))
+    }
+
+    /// The storage syncs the trace records; nil when there were none.
+    static func storageSyncs(_ trace: ScenarioTrace) -> [StorageSync]? {
+        let syncs = trace.entries.compactMap { entry -> StorageSync? in
+            guard case let .harness(.storageSynced(read, seconds, error)) = entry.event else { return nil }
+            return StorageSync(t: entry.t, read: read, seconds: seconds, error: error)
+        }
+        return syncs.isEmpty ? nil : syncs
+    }
+
+    /// How the scenario's storage is read: in place at `local`, or, for an app whose
+    /// storage is elsewhere (`AppLaunch.remoteStorage`), copied there by its sync command
+    /// from the directory of the same name under the app's.
+    private static func storageAccess(local: String, launch: AppLaunch, collector: TraceCollector) -> StorageAccess {
+        guard let remote = launch.remoteStorage else { return StorageAccess(local: local) }
+        let app = (remote.appDirectory as NSString).appendingPathComponent((local as NSString).lastPathComponent)
+        return StorageAccess(
+            local: local, app: app, command: remote.syncCommand, environment: [AppLaunch.Variable.storage: app],
+            collector: collector)
     }
 
     /// The verdicts, preconditions and metrics of a played scenario: a pure function of
@@ -139,7 +161,8 @@ struct ScenarioRun {
             name: scenario.name, summary: scenario.summary, verdicts: verdicts(trace, bounds), metrics: metrics,
             startNanoseconds: played.start, endNanoseconds: played.end, error: outcome.error,
             preconditions: scenario.preconditions.map { $0.evaluate(trace, bounds) }, load: outcome.load,
-            coverage: coverage, stderr: played.stderr.isEmpty ? nil : played.stderr, asserts: scenario.asserts
+            coverage: coverage, stderr: played.stderr.isEmpty ? nil : played.stderr, asserts: scenario.asserts,
+            storageSyncs: Self.storageSyncs(trace)
         ).notingLoad()
     }
 

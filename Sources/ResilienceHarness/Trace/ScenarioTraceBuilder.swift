@@ -167,7 +167,8 @@ struct ScenarioTraceBuilder {
             diskSnapshots.append(TracedDiskSnapshot(
                 t: t, pid: pid, stored: Set(stored.map(OriginPath.normalized)), partial: partial, unknown: unknown))
         case .scenarioStarted, .helloAnswered, .scenarioFinished, .licenseServerBackground, .preparedForBackground, .pathAcknowledged,
-            .allowsCellularSet, .agentExited, .clientLaunched, .clientExited, .originFaultBegan, .originFaultEnded:
+            .allowsCellularSet, .agentExited, .clientLaunched, .clientExited, .originFaultBegan, .originFaultEnded,
+            .storageSynced:
             break
         }
     }
