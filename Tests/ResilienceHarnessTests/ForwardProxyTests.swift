@@ -8,7 +8,8 @@ import TestSupport
 /// An interface's listener is an HTTP forward proxy too (`setPath`'s `proxy`): curl,
 /// told `-x http://<endpoint>`, writes the absolute-form request line; the conditioner
 /// carries it over the interface's link (its delay applies) with a PROXY header, and
-/// the origin answers the path and attributes the request to the interface.
+/// the origin answers the path and attributes the request to the interface. A client
+/// that asks for a tunnel (`CONNECT`) gets one to the origin, over the same link.
 @Suite(.timeLimit(.minutes(2))) struct ForwardProxyTests {
     @Test func curlThroughEachInterfacesProxyReachesTheOriginAttributed() async throws {
         var configuration = OriginConfiguration(catalog: CatalogConfiguration(sizeScale: 0.01, largeVideoDuration: 60), threads: 1)
@@ -44,6 +45,70 @@ import TestSupport
             #expect(log.map(\.path) == ["/videos/clear/master.m3u8", "/videos/clear/master.m3u8"], "\(log)")
             #expect(log.map(\.interface) == [conditioner.endpoints[.wifi]?.description, conditioner.endpoints[.cellular]?.description],
                     "\(log)")
+        } catch {
+            await conditioner.stop()
+            try? await server.stop()
+            throw error
+        }
+        await conditioner.stop()
+        try await server.stop()
+    }
+
+    @Test func connectTunnelsThroughEachInterfaceReachTheOriginAttributed() async throws {
+        var configuration = OriginConfiguration(catalog: CatalogConfiguration(sizeScale: 0.01, largeVideoDuration: 60), threads: 1)
+        configuration.requiresProxyHeader = true
+        let slow = LinkDirectionParameters(delay: .milliseconds(300))
+        let profile = Profile(
+            name: "proxy", seed: 1, duration: .seconds(600),
+            initial: [.wifi: InterfaceSetup(state: .up, link: InterfaceLink(downlink: slow)),
+                      .cellular: InterfaceSetup(state: .up, link: InterfaceLink(isExpensive: true))])
+        let server = try await OriginServer.start(configuration: configuration)
+        let events = EventCollector()
+        let conditioner = try await LinkConditioner.start(
+            configuration: ConditionerConfiguration(
+                upstream: SocketAddress(host: "127.0.0.1", port: UInt16(server.port)),
+                listeners: [.wifi: SocketAddress(host: "127.0.0.16", port: 0), .cellular: SocketAddress(host: "127.0.0.17", port: 0)],
+                proxyProtocol: true, profile: profile, playTimeline: false),
+            sink: events)
+        let origin = "127.0.0.1:\(server.port)"
+        do {
+            // curl: `-p` asks for a tunnel even for http URLs.
+            let wifi = try #require(conditioner.endpoints[.wifi])
+            let started = ContinuousClock.now
+            let curl = try await ChildProcess.run(
+                "curl", ["-sS", "--max-time", "30", "-p", "-x", "http://\(wifi)", "http://\(origin)/videos/clear/master.m3u8"],
+                timeout: .seconds(60))
+            let took = ContinuousClock.now - started
+            #expect(curl.status == 0 && curl.stdout.hasPrefix("#EXTM3U"), "\(curl.stderr)")
+            #expect(took >= .milliseconds(600), "the 200 and the response each cross the 300 ms downlink (took \(took))")
+            // Python's http.client, as an app's own client would: set_tunnel through cellular.
+            let cellular = try #require(conditioner.endpoints[.cellular])
+            let script = """
+                import http.client, sys
+                c = http.client.HTTPConnection("\(cellular.host)", \(cellular.port), timeout=30)
+                c.set_tunnel("127.0.0.1", \(server.port))
+                c.request("GET", "/videos/clear/master.m3u8")
+                r = c.getresponse()
+                sys.stdout.write(str(r.status) + " " + r.read().decode()[:7])
+                """
+            let python = try await ChildProcess.run("python3", ["-c", script], timeout: .seconds(60))
+            #expect(python.stdout == "200 #EXTM3U", "\(python.stdout) \(python.stderr)")
+            await eventually("both requests in the origin's log") { server.requestLog.count >= 2 }
+            let log = server.requestLog
+            #expect(log.map(\.path) == ["/videos/clear/master.m3u8", "/videos/clear/master.m3u8"], "\(log)")
+            #expect(log.map(\.interface) == [wifi.description, cellular.description], "\(log)")
+            let tunnels = events.all.compactMap { event -> String? in
+                guard case let .tunnelOpened(_, interface, target) = event.kind else { return nil }
+                return "\(interface.rawValue) \(target)"
+            }
+            #expect(tunnels == ["wifi \(origin)", "cellular \(origin)"])
+
+            // A tunnel anywhere else is refused, saying where this proxy reaches; the origin sees nothing.
+            let elsewhere = try await ChildProcess.run(
+                "curl", ["-sS", "-v", "--max-time", "30", "-p", "-x", "http://\(wifi)", "http://127.0.0.1:9/"],
+                timeout: .seconds(60))
+            #expect(elsewhere.status != 0 && elsewhere.stderr.contains("403"), "\(elsewhere.stderr)")
+            #expect(server.requestLog.count == 2)
         } catch {
             await conditioner.stop()
             try? await server.stop()

@@ -9,13 +9,13 @@ extension ConditionerEvent.Kind: Codable {
         case listening, connectionAccepted, connectionRefused, upstreamConnected, upstreamFailed, appSent, bytesForwarded
         case stalled, flowResumed, packetLost, connectionReset, connectionClosed, interfaceUp, interfaceDown
         case linkChanged, listenerFailed, pathChanged, pathPublished, phaseApplied, profileStateHeld
-        case profileStateOverridden, timelineFinished, stopped
+        case profileStateOverridden, timelineFinished, stopped, tunnelOpened
     }
 
     private enum Key: String, CodingKey {
         case type, interface, endpoint, connection, peer, connectMilliseconds, error, direction, bytes, total
         case pendingBytes, stalledMilliseconds, heldMilliseconds, reason, stats, mode, summary, path, index, label, at
-        case state, phase
+        case state, phase, target
     }
 
     /// The case's `type`.
@@ -26,6 +26,7 @@ extension ConditionerEvent.Kind: Codable {
         case .connectionRefused: .connectionRefused
         case .upstreamConnected: .upstreamConnected
         case .upstreamFailed: .upstreamFailed
+        case .tunnelOpened: .tunnelOpened
         case .appSent: .appSent
         case .bytesForwarded: .bytesForwarded
         case .stalled: .stalled
@@ -65,6 +66,10 @@ extension ConditionerEvent.Kind: Codable {
             try c.encode(connection, forKey: .connection)
             try c.encode(interface, forKey: .interface)
             try c.encode(milliseconds, forKey: .connectMilliseconds)
+        case let .tunnelOpened(connection, interface, target):
+            try c.encode(connection, forKey: .connection)
+            try c.encode(interface, forKey: .interface)
+            try c.encode(target, forKey: .target)
         case let .upstreamFailed(connection, interface, error):
             try c.encode(connection, forKey: .connection)
             try c.encode(interface, forKey: .interface)
@@ -149,6 +154,8 @@ extension ConditionerEvent.Kind: Codable {
                 connectMilliseconds: try value(.connectMilliseconds))
         case .upstreamFailed:
             self = .upstreamFailed(connection: try value(.connection), interface: try value(.interface), error: try value(.error))
+        case .tunnelOpened:
+            self = .tunnelOpened(connection: try value(.connection), interface: try value(.interface), target: try value(.target))
         case .appSent:
             self = .appSent(connection: try value(.connection), interface: try value(.interface), bytes: try value(.bytes))
         case .bytesForwarded:

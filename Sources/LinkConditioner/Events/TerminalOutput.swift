@@ -18,6 +18,7 @@ public struct TerminalEventPrinter: EventSink {
         case let .pathPublished(path): "path published: \(Self.describe(path))"
         case let .connectionReset(connection, interface, reason): "\(interface) \(connection) reset: \(reason)"
         case let .upstreamFailed(connection, interface, error): "\(interface) \(connection) upstream failed: \(error)"
+        case let .tunnelOpened(connection, interface, target): "\(interface) \(connection) CONNECT tunnel to \(target)"
         case let .listenerFailed(interface, error): "\(interface) listener failed: \(error)"
         case .timelineFinished: "timeline finished"
         default: nil

@@ -39,6 +39,12 @@ final class ProxyConnection {
     /// The app's next read begins a message (`appSent`): true when the connection is
     /// accepted and whenever bytes are delivered to the app.
     private var appMayBegin = true
+    /// Reads the start of what the app sends until it tells a CONNECT request from
+    /// anything else (`ConnectSniffer`); nil once it has.
+    private var sniffer: ConnectSniffer? = ConnectSniffer()
+    /// The app's reads held while the sniffer is undecided, forwarded as read unless they
+    /// were a CONNECT request's head.
+    private var sniffed: [Chunk] = []
     private unowned let core: ConditionerCore
 
     init(id: ConnectionID, interface: InterfaceKind, client: UVTCP, core: ConditionerCore) {
@@ -103,11 +109,69 @@ final class ProxyConnection {
     // MARK: - Reading
 
     private func didRead(_ chunk: Chunk, _ direction: Direction) {
-        if direction == .uplink { noteAppRead(chunk) }
+        if direction == .uplink {
+            noteAppRead(chunk)
+            if sniffer != nil { return sniff(chunk) }
+        }
+        forward(chunk.whole, direction)
+    }
+
+    /// Hands bytes of `direction` to the link.
+    private func forward(_ slice: ChunkSlice, _ direction: Direction) {
         let wasDrained = isDrained(direction)
         self[direction].bytesArrived(now: core.now, wasDrained: wasDrained)
-        core.submit(SliceRun(chunk.whole), from: self, direction: direction)
+        core.submit(SliceRun(slice), from: self, direction: direction)
         applyBackpressure(direction)
+    }
+
+    // MARK: - CONNECT tunnels
+
+    /// Feeds the sniffer one of the app's first reads, and forwards, tunnels or refuses
+    /// once it has decided.
+    private func sniff(_ chunk: Chunk) {
+        guard var sniffer else { return }
+        let outcome = sniffer.feed(UnsafeRawBufferPointer(start: chunk.base, count: chunk.length))
+        self.sniffer = outcome == .undecided ? sniffer : nil
+        switch outcome {
+        case .undecided:
+            sniffed.append(chunk)
+        case .passThrough:
+            let held = sniffed + [chunk]
+            sniffed = []
+            for read in held where stage == .open { forward(read.whole, .uplink) }
+        case let .tunnel(target, headBytes):
+            sniffed = []
+            openTunnel(to: target, rest: ChunkSlice(chunk: chunk, offset: headBytes, count: chunk.length - headBytes))
+        case .malformed(let why):
+            sniffed = []
+            refuseTunnel("400 Bad Request", why)
+        }
+    }
+
+    /// The app asked to tunnel to `target`: when that is the upstream this interface
+    /// reaches, it is answered `200` through the link (delayed, shaped and faulted like
+    /// any byte the upstream sends), and from then on the connection carries the tunnel's
+    /// bytes as any other (`rest`: the first of them). Anything else is refused with 403.
+    private func openTunnel(to target: String, rest: ChunkSlice) {
+        let upstream = core.configuration.upstream
+        guard let asked = SocketAddress(parsing: target), asked == upstream else {
+            refuseTunnel("403 Forbidden", "this proxy (the \(interface.rawValue) interface of Deadzone's conditioner) "
+                + "reaches only \(upstream), not \(target)")
+            return
+        }
+        core.emit(.tunnelOpened(connection: id, interface: interface, target: target))
+        forward(ChunkSlice(copying: Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8), pool: core.pool), .downlink)
+        if rest.count > 0 { forward(rest, .uplink) }
+    }
+
+    /// Answers a CONNECT request with `status` (and `why` as its body) and closes the
+    /// connection: nothing of it reaches the upstream.
+    private func refuseTunnel(_ status: String, _ why: String) {
+        let body = why + "\n"
+        let response = "HTTP/1.1 \(status)\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
+        client.write([ChunkSlice(copying: Array(response.utf8.prefix(BufferPool.bufferSize)), pool: core.pool)]) { _ in }
+        finish(reason: "a CONNECT request refused (\(status)): \(why)")
     }
 
     /// Nothing of `direction` is waiting in the link or being written.

@@ -1,0 +1,47 @@
+@testable import LinkConditioner
+import Testing
+
+/// The first bytes of a connection tell a CONNECT request from anything else: a plain
+/// request or a TLS handshake passes at its first read, a CONNECT head is held until it
+/// ends (however it is split), and one the proxy cannot take is refused with why.
+@Suite struct ConnectSnifferTests {
+    /// Feeds `reads` in order; the outcome after each.
+    func outcomes(_ reads: [String]) -> [ConnectSniffer.Outcome] {
+        var sniffer = ConnectSniffer()
+        return reads.map { read in Array(read.utf8).withUnsafeBytes { sniffer.feed($0) } }
+    }
+
+    @Test func anythingButConnectPassesAtItsFirstRead() {
+        #expect(outcomes(["GET /videos/clear/master.m3u8 HTTP/1.1\r\nHost: x\r\n\r\n"]) == [.passThrough])
+        #expect(outcomes(["\u{16}\u{03}\u{01}"]) == [.passThrough], "a TLS ClientHello")
+        #expect(outcomes(["CONNECTION: x\r\n"]) == [.passThrough], "starts like CONNECT but is not `CONNECT `")
+        #expect(outcomes(["CON", "NECT", "ED"]) == [.undecided, .undecided, .passThrough])
+    }
+
+    @Test func aConnectHeadIsHeldUntilItEndsAndTheRestIsTheTunnels() {
+        let head = "CONNECT 127.0.0.1:8080 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n"
+        #expect(outcomes([head]) == [.tunnel(target: "127.0.0.1:8080", headBytesOfLast: head.utf8.count)])
+        // Split anywhere, even inside the blank line, with the tunnel's first bytes after it.
+        let bytes = Array(head.utf8), split = bytes.count - 3
+        var sniffer = ConnectSniffer()
+        let reads = [Array(bytes[..<4]), Array(bytes[4..<split]), Array(bytes[split...]) + Array("GET / HTTP/1.1\r\n".utf8)]
+        #expect(reads.map { read in read.withUnsafeBytes { sniffer.feed($0) } }
+            == [.undecided, .undecided, .tunnel(target: "127.0.0.1:8080", headBytesOfLast: 3)])
+        // Decided once: later reads change nothing.
+        #expect(outcomes([head, "more"]).last == .tunnel(target: "127.0.0.1:8080", headBytesOfLast: head.utf8.count))
+    }
+
+    @Test func aConnectTheProxyCannotTakeIsMalformedWithWhy() {
+        func why(_ reads: [String]) -> String {
+            guard case .malformed(let why) = outcomes(reads).last else { return "not malformed" }
+            return why
+        }
+        #expect(why(["CONNECT 127.0.0.1 HTTP/1.1\r\n\r\n"]).contains("not host:port"))
+        #expect(why(["CONNECT 127.0.0.1:0 HTTP/1.1\r\n\r\n"]).contains("not host:port"))
+        #expect(why(["CONNECT 127.0.0.1:80\r\n\r\n"]).contains("not `CONNECT host:port HTTP/1.1`"))
+        #expect(why(["CONNECT 127.0.0.1:80 SPDY/3\r\n\r\n"]).contains("not `CONNECT host:port HTTP/1.1`"))
+        let long = "CONNECT 127.0.0.1:80 HTTP/1.1\r\n" + String(repeating: "X-Padding: 0123456789\r\n", count: 400)
+        #expect(why([long]).contains("longer than 8192 bytes"))
+        #expect(outcomes([String(long.prefix(4000))]) == [.undecided], "a long head is read on up to the limit")
+    }
+}
