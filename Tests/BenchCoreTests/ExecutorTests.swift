@@ -22,6 +22,18 @@ import Testing
         #expect(!executor.isCurrent, "the caller is back on its own executor")
     }
 
+    @Test func aDedicatedExecutorsThreadCarriesItsNameWhereTheOSShowsIt() async throws {
+        let executor = DedicatedExecutor(name: "scenario-crash-recovery")
+        defer { executor.shutdown() }
+        let comm = await executor.run { () async -> String? in
+            (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(comm == "scenario-crash-", "cut to the 15 bytes Linux keeps (\(comm ?? "no comm"))")
+        #expect(ThreadName.shortened("dz-é-abcdefghijk") == "dz-é-abcdefghi", "whole characters, 15 bytes at most (é is two)")
+        #expect(ThreadName.shortened("short") == "short")
+    }
+
     @Test func childTasksAndDefaultActorsRunOnTheDedicatedThread() async {
         let executor = DedicatedExecutor(name: "test-children")
         defer { executor.shutdown() }

@@ -152,6 +152,31 @@ import Testing
         #expect(evaluate(id, later).outcome == .failed, "a failure after another change is not the launch's")
     }
 
+    /// Chaos seed 183 under flaky-wifi, Deadzone's engine: WiFi went, the app was
+    /// force-quit during the outage and launched again, and reported the interrupted
+    /// download failed, as a force-quit requires. When WiFi came back the download was
+    /// failed: not a resumption the network owed. Failed by anything else, it fails.
+    @Test func aDownloadTheLaunchAfterAForceQuitFailedNeedNotResume() {
+        func trace(failedByLaunch: Bool) -> TraceBuilder {
+            var b = TraceBuilder()
+            b.request("d1", video: "clear", at: 0)
+            b.state("d1", .downloading, at: 1)
+            b.interface(.wifi, up: false, mode: .reset, at: 5)
+            b.kill(at: 8)
+            b.launch(after: failedByLaunch ? .userForceQuit : .crash, at: 9.9)
+            b.state("d1", .failed, at: 10.1)
+            b.interface(.wifi, up: true, mode: nil, at: 14)
+            b.note("later", at: 40)
+            return b
+        }
+        let verdict = evaluate(id, trace(failedByLaunch: true))
+        #expect(verdict.outcome == .passed, "\(verdict.summary) \(verdict.evidence)")
+        expectEvidence(verdict, at: 14, contains: "it had failed at 10.100 s, right after the launch after userForceQuit at 9.900 s")
+        let crash = evaluate(id, trace(failedByLaunch: false))
+        #expect(crash.outcome == .failed, "a crash must not fail it: \(crash.evidence)")
+        expectEvidence(crash, at: 14, contains: "download d1 was not downloading within 15.000 s")
+    }
+
     @Test func aLateResumptionFails() {
         let verdict = evaluate(id, outage(resumeAt: 40, doneAt: 50))
         #expect(verdict.outcome == .failed)

@@ -125,6 +125,32 @@ import Testing
         #expect(evaluate(id, back).outcome == .failed, "WiFi was back before the background")
     }
 
+    /// Chaos seed 116 under flaky-wifi, Deadzone's engine: every interface was down when
+    /// the protected download was requested, and the app went to the background 26 ms
+    /// later, still offline. No app could have asked the license server anything: listed,
+    /// not failed. An interface up at any moment in between: the app could have asked.
+    @Test func aDownloadRequestedOfflineAndBackgroundedOfflineIsNotJudged() {
+        func trace(upInBetween: Bool) -> TraceBuilder {
+            var b = TraceBuilder()
+            b.interface(.wifi, up: false, mode: .refuse, at: 0)
+            b.interface(.cellular, up: false, mode: .refuse, at: 0)
+            b.protectedRequest("d1", video: "drm", asset: "drm-a", at: 1)
+            if upInBetween {
+                b.interface(.wifi, up: true, at: 1.01)
+                b.interface(.wifi, up: false, mode: .refuse, at: 1.02)
+            }
+            b.lifecycle(foreground: false, at: 1.026)
+            b.interface(.wifi, up: true, at: 2)
+            b.lifecycle(foreground: true, at: 4)
+            b.licenseIssued(asset: "drm-a", at: 4.1, delivery: 0.1)
+            return b
+        }
+        let offline = evaluate(id, trace(upInBetween: false))
+        #expect(offline.outcome != .failed, "\(offline.evidence)")
+        expectEvidence(offline, at: 1.026, contains: "no interface it may use was up from wifi down (refuse) at 0.000 s")
+        #expect(evaluate(id, trace(upInBetween: true)).outcome == .failed, "WiFi was up for a moment: the app could have asked")
+    }
+
     @Test func aDownloadThatEndedBeforeTheBackgroundOwesNoLicenseThen() {
         var b = TraceBuilder()
         b.protectedRequest("d1", video: "drm", at: 0)

@@ -31,6 +31,7 @@ public final class DedicatedExecutor: TaskExecutor, @unchecked Sendable {
     public init(name: String, niceness: Int32 = 0) {
         self.name = name
         let thread = Thread { [self] in
+            ThreadName.apply(name)
             #if os(Linux)
             if niceness != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
             #endif

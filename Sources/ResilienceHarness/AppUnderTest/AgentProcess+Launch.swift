@@ -54,8 +54,12 @@ extension AgentProcess {
             let process = AgentProcess(
                 child: child, stdin: dup(socket), stderrPath: errorFile, ownsStderrFile: stderrPath == nil, socket: socket,
                 killCommand: launch.killCommand, environment: environment, onEvent: onEvent)
-            let monitor = Thread { process.monitor(stdout: socket) }
-            monitor.name = "agent-\(child.pid)-socket"
+            let name = "agent-\(child.pid)-socket"
+            let monitor = Thread {
+                ThreadName.apply(name)
+                process.monitor(stdout: socket)
+            }
+            monitor.name = name
             monitor.start()
             return process
         }
@@ -84,8 +88,12 @@ extension AgentProcess {
             child: child, stdin: child.input!, stderrPath: errorFile, ownsStderrFile: stderrPath == nil,
             killCommand: launch.killCommand, environment: environment, onEvent: onEvent)
         let stdout = child.output!
-        let monitor = Thread { process.monitor(stdout: stdout) }
-        monitor.name = "agent-\(child.pid)-stdout"
+        let name = "agent-\(child.pid)-stdout"
+        let monitor = Thread {
+            ThreadName.apply(name)
+            process.monitor(stdout: stdout)
+        }
+        monitor.name = name
         monitor.start()
         return process
     }

@@ -69,7 +69,10 @@ public final class AppListener: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
         let listener = AppListener(descriptor: fd, address: "\(parts[0]):\(UInt16(bigEndian: actual.sin_port))")
-        let thread = Thread { listener.acceptLoop() }
+        let thread = Thread {
+            ThreadName.apply("app-listener")
+            listener.acceptLoop()
+        }
         thread.name = "app-listener"
         thread.start()
         return listener
@@ -134,13 +137,15 @@ public final class AppListener: Sendable {
         if let arrived { Glibc.close(arrived) }
     }
 
-    /// Stops accepting; connections not claimed yet are closed.
+    /// Stops accepting; connections not claimed yet are closed. Once: a second call does nothing.
     public func close() {
-        let (waiting, arrived) = state.withLock { state in
+        let ending = state.withLock { state -> (waiting: [CheckedContinuation<Result<Int32, AgentProcessError>, Never>], arrived: [Int32])? in
+            guard !state.closed else { return nil }
             state.closed = true
             defer { (state.waiting, state.arrived) = ([:], [:]) }
             return (Array(state.waiting.values), Array(state.arrived.values))
         }
+        guard let (waiting, arrived) = ending else { return }
         Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
         Glibc.close(descriptor)
         for fd in arrived { Glibc.close(fd) }
@@ -162,7 +167,10 @@ public final class AppListener: Sendable {
                 Glibc.close(fd)
                 return
             }
-            let reader = Thread { self.admit(fd) }
+            let reader = Thread {
+                ThreadName.apply("app-admit")
+                self.admit(fd)
+            }
             reader.name = "app-connect"
             reader.start()
         }

@@ -11,6 +11,7 @@ extension Property {
     ///   was killed within the bound, or the outage (as observed) was shorter than the bound;
     /// - within `resumeBound` of the outage's end it is `downloading` (or `downloaded`);
     ///   excused when then suspended for the user, storage or the foreground, canceled,
+    ///   failed by the launch after a force-quit or reboot (crash-recovery judges that),
     ///   killed, out again (next outage) or the trace ended first;
     /// - it never enters `failed` at or after the first such outage (unless a launch
     ///   after a force-quit or reboot came in between: crash-recovery judges that);
@@ -147,7 +148,22 @@ private struct AutoSuspendRule {
         if let state, otherReasons.contains(state) || state == .canceling || state == .notDownloaded {
             return "it was \(state) then, which the network does not decide"
         }
+        if state == .failed, let failure = response.download.changes.last(where: { $0.to == .failed && $0.t <= deadline }),
+            let lost = launchThatFailed(response.download, failure)
+        {
+            return "it had failed at \(Wording.time(failure.t)), right after the launch after \(lost.after) at "
+                + "\(Wording.time(lost.t)), which must fail it (crash-recovery judges it), not the network"
+        }
         return faultExcuse(response, end: end, deadline: deadline)
+    }
+
+    /// The launch after a force-quit or a reboot whose first change to `download` was
+    /// `failure`: that launch, not an outage, failed it (crash-recovery requires it).
+    private func launchThatFailed(_ download: TracedDownload, _ failure: TracedStateChange) -> TracedLaunch? {
+        trace.launches.last { launch in
+            launch.after.failsDownloadsInFlight && launch.t <= failure.t
+                && download.firstChange(from: launch.t) { _ in true } == failure
+        }
     }
 
     /// The origin would not serve the video: every request the app made for it after the
@@ -188,11 +204,7 @@ private struct AutoSuspendRule {
             // Failed as the first change after a launch after a force-quit or a reboot: that
             // launch, not the outage, failed it, whether it came before the outage or during
             // it (crash-recovery requires it).
-            let lost = trace.launches.last { launch in
-                launch.after.failsDownloadsInFlight && launch.t <= failure.t
-                    && download.firstChange(from: launch.t) { _ in true } == failure
-            }
-            if let lost {
+            if let lost = launchThatFailed(download, failure) {
                 findings.support(failure.t, "download \(download.token) → failed after the launch after \(lost.after) at "
                     + "\(Wording.time(lost.t)) (crash-recovery judges it)")
                 continue

@@ -18,7 +18,8 @@ extension Property {
     ///   after the request), a license for its asset had reached it, unless the download
     ///   had already ended (`failed`, `notDownloaded`), or the app had asked for it (the
     ///   server issued one) and an outage of every interface the download may use cut
-    ///   the response before it arrived and lasted to the background: no app can hold a
+    ///   the response before it arrived and lasted to the background, or no interface it
+    ///   may use was up from before the request to the background: no app can hold a
     ///   license the network did not deliver (listed, not failed);
     /// - (b) when the app sent its first encrypted segment request (the earliest
     ///   `sentBy` of a media segment of its video after the request: when the
@@ -134,6 +135,13 @@ private struct LicenseRule {
                 + "\(download.token)'s license arrived: the server issued it at \(Wording.time(issued.t)), and "
                 + "\(outage.startCause) at \(Wording.time(outage.start)) cut every interface it may use before the "
                 + "response arrived; not judged")
+        } else if let outage = trace.interfaces.outages(allowed: download.allowedInterfaces).first(where: {
+            $0.start <= download.requestedAt && $0.contains(background.start)
+        }) {
+            findings.support(background.start, "app to background at \(Wording.time(background.start)) before download "
+                + "\(download.token) held a license: no interface it may use was up from \(outage.startCause) at "
+                + "\(Wording.time(outage.start)), before it was requested, to the background: no app could fetch one; "
+                + "not judged")
         } else {
             findings.violation(background.start, "app to background (harness) at \(Wording.time(background.start)) "
                 + "while download \(download.token) had no license: " + serverText(asset, at: background.start))

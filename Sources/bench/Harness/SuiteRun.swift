@@ -55,6 +55,8 @@ struct SuiteRun {
         var scenarios = try scenarios()
         var options = try harnessOptions(profile: profile, seed: seed ?? profile.seed)
         options.launch = try launching?.appLaunch(app: options.app, agentGiven: agentCommand != nil || misbehavior != nil)
+        // The listener is the run's: its accept thread and port end with the run.
+        defer { options.launch?.listener?.close() }
         if shard != nil, Set(scenarios.map(\.name)).count != scenarios.count {
             throw BadInput(description: "--shard splits scenarios by name, and two of those chosen share one; rename one")
         }
