@@ -12,14 +12,20 @@ struct ProxyCommand: AsyncParsableCommand {
             Prints one line per interface with the address to connect to, then the timeline as it \
             plays. Ctrl-C (or --duration) stops it and prints per-interface counters.
             Example: swift run bench proxy --profile Profiles/3g.yaml --upstream 127.0.0.1:8080
+            As an HTTP proxy for any host: swift run bench proxy --profile Profiles/3g.yaml --http-proxy
             """
     )
 
     @Option(help: "The network profile (YAML).")
     var profile: String
 
-    @Option(help: "HOST:PORT every interface forwards to.")
-    var upstream: String
+    @Option(help: "HOST:PORT every interface forwards to (or --http-proxy).")
+    var upstream: String?
+
+    @Flag(name: .customLong("http-proxy"), help: ArgumentHelp(
+        "Make each interface an HTTP forward proxy for any host, instead of forwarding to --upstream.",
+        discussion: "Point a device, a browser or a client's proxy setting at an interface: each connection goes where its first request names (CONNECT host:port, a tunnel, HTTPS included; or an absolute-form http:// URL, forwarded with Connection: close), looked up by name, over the interface's link."))
+    var httpProxy = false
 
     @Option(help: "Listen address of the WiFi interface (port 0 picks one).")
     var wifi: String = ConditionerConfiguration.defaultListeners[.wifi]!.description
@@ -40,7 +46,15 @@ struct ProxyCommand: AsyncParsableCommand {
     var seed: UInt64?
 
     func validate() throws {
-        for (name, value) in [("--upstream", upstream), ("--wifi", wifi), ("--cellular", cellular)]
+        switch (upstream, httpProxy) {
+        case (nil, false): throw ValidationError("give --upstream HOST:PORT, or --http-proxy to forward to any host")
+        case (.some, true): throw ValidationError("--upstream and --http-proxy exclude each other: an HTTP proxy's upstream is what each request names")
+        default: break
+        }
+        if httpProxy, proxyProtocol {
+            throw ValidationError("--proxy-protocol needs --upstream: a host an HTTP proxy reaches would not expect a PROXY line")
+        }
+        for (name, value) in [("--upstream", upstream ?? "0.0.0.0:1"), ("--wifi", wifi), ("--cellular", cellular)]
         where SocketAddress(parsing: value) == nil {
             throw ValidationError("\(name) expects HOST:PORT with a numeric host, e.g. 127.0.0.1:8080 (got '\(value)')")
         }
@@ -56,10 +70,11 @@ struct ProxyCommand: AsyncParsableCommand {
         do { loaded = try Profile.load(contentsOf: profile) } catch { exitBadInput("\(error)") }
         if let seed { loaded.seed = seed }
         let configuration = ConditionerConfiguration(
-            upstream: SocketAddress(parsing: upstream)!,
+            upstream: upstream.flatMap(SocketAddress.init(parsing:)) ?? SocketAddress(host: "0.0.0.0", port: 0),
             listeners: [.wifi: SocketAddress(parsing: wifi)!, .cellular: SocketAddress(parsing: cellular)!],
             proxyProtocol: proxyProtocol,
-            profile: loaded
+            profile: loaded,
+            forwardProxy: httpProxy
         )
         var sinks: [any EventSink] = [TerminalEventPrinter()]
         let writer = try events.map { try JSONLinesEventWriter(path: $0) }
@@ -73,7 +88,8 @@ struct ProxyCommand: AsyncParsableCommand {
         for kind in InterfaceKind.allCases {
             print("\(kind) \(conditioner.endpoints[kind]!)")
         }
-        print("forwarding to \(upstream); Ctrl-C stops")
+        print(upstream.map { "forwarding to \($0); Ctrl-C stops" }
+            ?? "an HTTP proxy for any host on each interface (set it as the client's proxy); Ctrl-C stops")
         fflush(nil)  // scripts reading a pipe wait for the interface lines
 
         let limit: Duration? = switch duration {

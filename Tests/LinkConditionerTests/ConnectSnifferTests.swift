@@ -38,10 +38,41 @@ import Testing
         }
         #expect(why(["CONNECT 127.0.0.1 HTTP/1.1\r\n\r\n"]).contains("not host:port"))
         #expect(why(["CONNECT 127.0.0.1:0 HTTP/1.1\r\n\r\n"]).contains("not host:port"))
-        #expect(why(["CONNECT 127.0.0.1:80\r\n\r\n"]).contains("not `CONNECT host:port HTTP/1.1`"))
-        #expect(why(["CONNECT 127.0.0.1:80 SPDY/3\r\n\r\n"]).contains("not `CONNECT host:port HTTP/1.1`"))
+        #expect(why(["CONNECT 127.0.0.1:80\r\n\r\n"]).contains("not `METHOD target HTTP/1.1`"))
+        #expect(why(["CONNECT 127.0.0.1:80 SPDY/3\r\n\r\n"]).contains("not `METHOD target HTTP/1.1`"))
         let long = "CONNECT 127.0.0.1:80 HTTP/1.1\r\n" + String(repeating: "X-Padding: 0123456789\r\n", count: 400)
         #expect(why([long]).contains("longer than 8192 bytes"))
         #expect(outcomes([String(long.prefix(4000))]) == [.undecided], "a long head is read on up to the limit")
+    }
+
+    /// A forward proxy for any host reads every first request whole: CONNECT names a
+    /// tunnel, an absolute-form http:// URL names the host it is forwarded to in
+    /// origin-form with `Connection: close` (hop-by-hop headers dropped), anything else is refused.
+    @Test func aProxyForAnyHostReadsTheFirstRequestAndRewritesItForItsOrigin() {
+        func feed(_ reads: [String]) -> [ConnectSniffer.Outcome] {
+            var sniffer = ConnectSniffer(mode: .anyHost)
+            return reads.map { read in Array(read.utf8).withUnsafeBytes { sniffer.feed($0) } }
+        }
+        let request = "GET http://media.example:8080/videos/a.m3u8?x=1 HTTP/1.1\r\nHost: media.example:8080\r\n"
+            + "Proxy-Connection: keep-alive\r\nAccept: */*\r\n\r\n"
+        let rewritten = "GET /videos/a.m3u8?x=1 HTTP/1.1\r\nHost: media.example:8080\r\nAccept: */*\r\nConnection: close\r\n\r\n"
+        #expect(feed(["GET http://media.ex", String(request.dropFirst(19)) + "body"])
+            == [.undecided, .request(target: "media.example:8080", head: Array(rewritten.utf8),
+                                     headBytesOfLast: request.utf8.count - 19)])
+        let plain = "GET http://media.example HTTP/1.1\r\nHost: media.example\r\n\r\n"
+        #expect(feed([plain]) == [.request(
+            target: "media.example:80", head: Array("GET / HTTP/1.1\r\nHost: media.example\r\nConnection: close\r\n\r\n".utf8),
+            headBytesOfLast: plain.utf8.count)])
+        #expect(feed(["CONNECT media.example:443 HTTP/1.1\r\nHost: media.example:443\r\n\r\n\u{16}\u{03}"])
+            == [.tunnel(target: "media.example:443", headBytesOfLast: 63)])
+        func why(_ read: String) -> String {
+            guard case .malformed(let why) = feed([read]).last else { return "not malformed" }
+            return why
+        }
+        #expect(why("GET /videos/a.m3u8 HTTP/1.1\r\nHost: x\r\n\r\n").contains("set it as the client's HTTP proxy"))
+        #expect(why("GET https://media.example/ HTTP/1.1\r\n\r\n").contains("CONNECT host:443"))
+        #expect(why("GET http://:80/ HTTP/1.1\r\n\r\n").contains("not host[:port]"))
+        #expect(ConnectSniffer.authority("[::1]:8443")! == ("[::1]", 8443))
+        #expect(ConnectSniffer.authority("::1:80") == nil, "an IPv6 host needs its brackets")
     }
 }

@@ -9,7 +9,7 @@ extension ConditionerEvent.Kind: Codable {
         case listening, connectionAccepted, connectionRefused, upstreamConnected, upstreamFailed, appSent, bytesForwarded
         case stalled, flowResumed, packetLost, connectionReset, connectionClosed, interfaceUp, interfaceDown
         case linkChanged, listenerFailed, pathChanged, pathPublished, phaseApplied, profileStateHeld
-        case profileStateOverridden, timelineFinished, stopped, tunnelOpened
+        case profileStateOverridden, timelineFinished, stopped, tunnelOpened, requestForwarded
     }
 
     private enum Key: String, CodingKey {
@@ -27,6 +27,7 @@ extension ConditionerEvent.Kind: Codable {
         case .upstreamConnected: .upstreamConnected
         case .upstreamFailed: .upstreamFailed
         case .tunnelOpened: .tunnelOpened
+        case .requestForwarded: .requestForwarded
         case .appSent: .appSent
         case .bytesForwarded: .bytesForwarded
         case .stalled: .stalled
@@ -66,7 +67,7 @@ extension ConditionerEvent.Kind: Codable {
             try c.encode(connection, forKey: .connection)
             try c.encode(interface, forKey: .interface)
             try c.encode(milliseconds, forKey: .connectMilliseconds)
-        case let .tunnelOpened(connection, interface, target):
+        case let .tunnelOpened(connection, interface, target), let .requestForwarded(connection, interface, target):
             try c.encode(connection, forKey: .connection)
             try c.encode(interface, forKey: .interface)
             try c.encode(target, forKey: .target)
@@ -156,6 +157,9 @@ extension ConditionerEvent.Kind: Codable {
             self = .upstreamFailed(connection: try value(.connection), interface: try value(.interface), error: try value(.error))
         case .tunnelOpened:
             self = .tunnelOpened(connection: try value(.connection), interface: try value(.interface), target: try value(.target))
+        case .requestForwarded:
+            self = .requestForwarded(
+                connection: try value(.connection), interface: try value(.interface), target: try value(.target))
         case .appSent:
             self = .appSent(connection: try value(.connection), interface: try value(.interface), bytes: try value(.bytes))
         case .bytesForwarded:

@@ -30,8 +30,12 @@ public struct ConditionerEvent: Codable, Equatable, Sendable {
         case upstreamConnected(connection: ConnectionID, interface: InterfaceKind, connectMilliseconds: Double)
         case upstreamFailed(connection: ConnectionID, interface: InterfaceKind, error: String)
         /// The app's first bytes on `connection` were a CONNECT request for `target`
-        /// (`host:port`, the upstream's): answered 200, the connection is a tunnel from here on.
+        /// (`host:port`: the upstream's, or any with `--http-proxy`): answered 200, the
+        /// connection is a tunnel from here on.
         case tunnelOpened(connection: ConnectionID, interface: InterfaceKind, target: String)
+        /// `bench proxy --http-proxy`: the app's first request on `connection` was an
+        /// absolute-form request for `target` (`host:port`), forwarded there in origin-form.
+        case requestForwarded(connection: ConnectionID, interface: InterfaceKind, target: String)
         /// The app began a message on `connection`: the conditioner read its first `bytes`
         /// from the app's socket, the first read since the connection was accepted or
         /// since bytes were last delivered to the app on it (so, for HTTP/1.1, one per

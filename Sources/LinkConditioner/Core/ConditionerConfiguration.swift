@@ -39,6 +39,11 @@ public struct ConditionerConfiguration: Sendable {
     /// client's connect succeeds and the connection is reset right after. The harness
     /// turns it on to count every connection attempt an app makes during an outage.
     public var countsRefusals: Bool
+    /// Each interface is an HTTP forward proxy for any host (`bench proxy --http-proxy`):
+    /// a connection's upstream is what its first request names (a CONNECT target, or the
+    /// host of an absolute-form `http://` URL, looked up by name on the loop), and
+    /// `upstream` is not used. false (default): every connection goes to `upstream`.
+    public var forwardProxy: Bool
 
     public init(
         upstream: SocketAddress,
@@ -52,8 +57,10 @@ public struct ConditionerConfiguration: Sendable {
         stallThreshold: Duration = .seconds(1),
         defaultQueueLimitBytes: Int = 1 << 20,
         timerSlack: Duration = .microseconds(250),
-        countsRefusals: Bool = false
+        countsRefusals: Bool = false,
+        forwardProxy: Bool = false
     ) {
+        self.forwardProxy = forwardProxy
         self.upstream = upstream
         self.listeners = listeners
         self.proxyProtocol = proxyProtocol

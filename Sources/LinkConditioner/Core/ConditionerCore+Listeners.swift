@@ -93,6 +93,11 @@ extension ConditionerCore {
 
     /// Connects upstream now, or after the slow-connect delay.
     func startConnecting(_ connection: ProxyConnection, _ runtime: InterfaceRuntime) {
+        // A forward proxy for any host connects once the first request has named where.
+        if configuration.forwardProxy, connection.target == nil {
+            connection.readRequest()
+            return
+        }
         if let delay = ConnectionFaultState.slowConnectDelay(link: runtime.setup.link) {
             slowConnects.append((now + delay, connection.id, runtime.kind))
             rearm()
@@ -106,6 +111,13 @@ extension ConditionerCore {
             ? ProxyProtocolHeader.line(client: connection.client.peerAddress ?? SocketAddress(host: "0.0.0.0", port: 0),
                                        listener: runtime.endpoint)
             : nil
-        connection.connectUpstream(to: configuration.upstream, proxyHeader: header)
+        connection.connectUpstream(to: connection.target ?? configuration.upstream, proxyHeader: header)
+    }
+
+    /// A connection whose first request named its upstream, now looked up: connects now
+    /// when its interface forwards, else when it is back (`resumeForwarding`).
+    func connectIfForwarding(_ connection: ProxyConnection) {
+        guard let runtime = interfaces[connection.interface], runtime.isForwarding else { return }
+        startConnecting(connection, runtime)
     }
 }

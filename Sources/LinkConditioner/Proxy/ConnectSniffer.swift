@@ -1,32 +1,56 @@
-/// Tells, from the first bytes an app sends on a connection, an HTTP `CONNECT` request
-/// (a client using the interface as its forward proxy, RFC 9110 §9.3.6) from anything
-/// else, which is forwarded as it was read. A value: `ProxyConnection` feeds it each read
-/// until it decides, holding the reads meanwhile.
+/// Reads the first request an app sends on a connection to an interface used as its
+/// forward proxy. A value: `ProxyConnection` feeds it each read until it decides.
 ///
-/// Only a connection whose first bytes are `CONNECT ` is held past its first read (or
-/// one whose first read is shorter than that and a prefix of it); every other one is
-/// decided at once, so a plain HTTP request or a TLS handshake pays nothing.
+/// `.upstreamFixed` (the harness's interfaces, and `bench proxy --upstream`): every
+/// connection goes to the one upstream, so only a CONNECT request (RFC 9110 §9.3.6) is
+/// the proxy's to answer; anything else is forwarded as read. Only a connection whose
+/// first bytes are `CONNECT ` (or a shorter prefix of it) is held past its first read, so
+/// a plain request or a TLS handshake pays nothing.
+///
+/// `.anyHost` (`bench proxy --http-proxy`): the first request names the upstream. A
+/// CONNECT opens a tunnel to its `host:port`; an absolute-form request
+/// (`GET http://host:port/path HTTP/1.1`) is forwarded to its host in origin-form with
+/// `Connection: close`, so that the client's next request, whatever its host, comes on a
+/// new connection (RFC 9112 §3.2.1, §9.6); anything else is malformed.
 struct ConnectSniffer {
+    /// Which requests the proxy answers itself.
+    enum Mode: Equatable {
+        case upstreamFixed
+        case anyHost
+    }
+
     /// What the bytes fed so far are.
     enum Outcome: Equatable {
-        /// A prefix of a CONNECT request head, or of `CONNECT ` itself: read on.
+        /// A prefix of a request head the proxy must read whole: read on.
         case undecided
-        /// Not a CONNECT request: forward everything held, as read.
+        /// Not the proxy's: forward everything held, as read (`.upstreamFixed` only).
         case passThrough
         /// A CONNECT request for `target` (`host:port`), whose head ends `headBytesOfLast`
         /// bytes into the last read fed: the rest of that read is the tunnel's first bytes.
         case tunnel(target: String, headBytesOfLast: Int)
-        /// A CONNECT request the proxy cannot take (why, for the app's 400 and the trace).
+        /// An absolute-form request for `target` (`host:port`, `.anyHost` only): `head` is
+        /// what to send upstream instead of its head, which ends `headBytesOfLast` bytes
+        /// into the last read fed (the rest of that read is its body's first bytes).
+        case request(target: String, head: [UInt8], headBytesOfLast: Int)
+        /// A request the proxy cannot take (why, for the app's 400 and the trace).
         case malformed(String)
     }
 
-    /// The longest CONNECT request head read before it is refused.
+    /// The longest request head read before it is refused.
     static let maximumHead = 8 * 1024
-    private static let method = Array("CONNECT ".utf8)
+    private static let connect = Array("CONNECT ".utf8)
     private static let headEnd = Array("\r\n\r\n".utf8)
+    /// Headers that concern the hop to the proxy, not the one to the origin (RFC 9110 §7.6.1).
+    private static let hopByHop: Set<String> = ["connection", "proxy-connection", "keep-alive", "proxy-authorization"]
 
+    let mode: Mode
     private var held: [UInt8] = []
     private(set) var outcome = Outcome.undecided
+
+    /// A sniffer for `mode` (`.upstreamFixed` by default).
+    init(mode: Mode = .upstreamFixed) {
+        self.mode = mode
+    }
 
     /// Feeds the next read; the outcome once decided (and the same on every later call).
     mutating func feed(_ bytes: UnsafeRawBufferPointer) -> Outcome {
@@ -39,32 +63,71 @@ struct ConnectSniffer {
     }
 
     private func decide(before: Int) -> Outcome {
-        let method = Self.method
-        guard held.count >= method.count else {
-            return held.elementsEqual(method.prefix(held.count)) ? .undecided : .passThrough
+        if mode == .upstreamFixed {
+            let method = Self.connect
+            guard held.count >= method.count else {
+                return held.elementsEqual(method.prefix(held.count)) ? .undecided : .passThrough
+            }
+            guard held.starts(with: method) else { return .passThrough }
         }
-        guard held.starts(with: method) else { return .passThrough }
         guard let end = Self.firstIndex(of: Self.headEnd, in: held, from: max(0, before - Self.headEnd.count + 1)) else {
-            return held.count > Self.maximumHead
-                ? .malformed("a CONNECT request head longer than \(Self.maximumHead) bytes") : .undecided
+            return held.count > Self.maximumHead ? .malformed("a request head longer than \(Self.maximumHead) bytes") : .undecided
         }
         let headLength = end + Self.headEnd.count
-        guard headLength <= Self.maximumHead else {
-            return .malformed("a CONNECT request head longer than \(Self.maximumHead) bytes")
-        }
-        let lineEnd = Self.firstIndex(of: Array("\r\n".utf8), in: held, from: 0) ?? end
-        let line = String(decoding: held[..<lineEnd], as: UTF8.self)
-        let parts = line.split(separator: " ", omittingEmptySubsequences: false)
+        guard headLength <= Self.maximumHead else { return .malformed("a request head longer than \(Self.maximumHead) bytes") }
+        let lines = String(decoding: held[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        let parts = lines[0].split(separator: " ", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else {
-            return .malformed("a CONNECT request line that is not `CONNECT host:port HTTP/1.1`: \(line.prefix(200))")
+            return .malformed("a request line that is not `METHOD target HTTP/1.1`: \(lines[0].prefix(200))")
         }
-        let target = String(parts[1])
-        guard let colon = target.lastIndex(of: ":"), colon != target.startIndex,
-              let port = Int(target[target.index(after: colon)...]), (1...65535).contains(port)
-        else {
-            return .malformed("a CONNECT target that is not host:port: \(target.prefix(200))")
+        let rest = headLength - before
+        if parts[0] == "CONNECT" {
+            let target = String(parts[1])
+            guard Self.authority(target) != nil else {
+                return .malformed("a CONNECT target that is not host:port: \(target.prefix(200))")
+            }
+            return .tunnel(target: target, headBytesOfLast: rest)
         }
-        return .tunnel(target: target, headBytesOfLast: headLength - before)
+        return forwarded(method: String(parts[0]), uri: String(parts[1]), version: String(parts[2]),
+                         headers: lines.dropFirst(), headBytesOfLast: rest)
+    }
+
+    /// An absolute-form `http://` request, rewritten for its origin.
+    private func forwarded(
+        method: String, uri: String, version: String, headers: ArraySlice<String>, headBytesOfLast: Int
+    ) -> Outcome {
+        guard uri.lowercased().hasPrefix("http://") else {
+            let why = uri.lowercased().hasPrefix("https://")
+                ? "an https:// URL in a plain request (this proxy tunnels HTTPS: CONNECT host:443)"
+                : "a request for \(uri.prefix(200)) (this is a forward proxy: set it as the client's HTTP proxy, which "
+                    + "sends absolute-form http:// URLs, or CONNECT host:port)"
+            return .malformed(why)
+        }
+        let afterScheme = uri.dropFirst("http://".count)
+        let pathStart = afterScheme.firstIndex { $0 == "/" || $0 == "?" } ?? afterScheme.endIndex
+        var hostPort = String(afterScheme[..<pathStart])
+        if let at = hostPort.lastIndex(of: "@") { hostPort = String(hostPort[hostPort.index(after: at)...]) }
+        if Self.authority(hostPort) == nil { hostPort += ":80" }
+        guard Self.authority(hostPort) != nil else { return .malformed("a URL whose host is not host[:port]: \(uri.prefix(200))") }
+        var path = String(afterScheme[pathStart...])
+        if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
+        var head = "\(method) \(path) \(version)\r\n"
+        for header in headers where !Self.hopByHop.contains(header.prefix { $0 != ":" }.lowercased()) {
+            head += header + "\r\n"
+        }
+        head += "Connection: close\r\n\r\n"
+        return .request(target: hostPort, head: Array(head.utf8), headBytesOfLast: headBytesOfLast)
+    }
+
+    /// `host:port` split, with a port in 1…65535 (a `[v6]` host keeps its brackets); nil otherwise.
+    static func authority(_ text: String) -> (host: String, port: UInt16)? {
+        guard let colon = text.lastIndex(of: ":"), colon != text.startIndex,
+              let port = UInt16(text[text.index(after: colon)...]), port > 0
+        else { return nil }
+        let host = String(text[..<colon])
+        if host.hasPrefix("[") { return host.hasSuffix("]") && host.count > 2 ? (host, port) : nil }
+        guard !host.contains(":"), !host.contains(" ") else { return nil }
+        return (host, port)
     }
 
     /// Where `needle` first occurs in `haystack` at or after `start`.

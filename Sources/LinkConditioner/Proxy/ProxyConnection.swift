@@ -41,10 +41,22 @@ final class ProxyConnection {
     private var appMayBegin = true
     /// Reads the start of what the app sends until it tells a CONNECT request from
     /// anything else (`ConnectSniffer`); nil once it has.
-    private var sniffer: ConnectSniffer? = ConnectSniffer()
+    private var sniffer: ConnectSniffer?
     /// The app's reads held while the sniffer is undecided, forwarded as read unless they
     /// were a CONNECT request's head.
     private var sniffed: [Chunk] = []
+    /// A forward proxy for any host: the upstream the first request named, once looked up.
+    private(set) var target: SocketAddress?
+    /// A forward proxy for any host: the first request is being read (no target yet).
+    private var readingRequest = false
+    /// A forward proxy for any host: the first request has been read.
+    private var requestRead = false
+    /// What the first request asked for, answered once the upstream is open: a tunnel to
+    /// `host:port` (answered 200), or a request forwarded to it.
+    private var asked: (target: String, tunnel: Bool)?
+    /// What goes upstream first once it is open: a forwarded request's rewritten head and
+    /// what followed it, or a tunnel's first bytes.
+    private var firstUp: [ChunkSlice] = []
     private unowned let core: ConditionerCore
 
     init(id: ConnectionID, interface: InterfaceKind, client: UVTCP, core: ConditionerCore) {
@@ -54,6 +66,7 @@ final class ProxyConnection {
         self.core = core
         self.acceptedAt = core.now
         self.peer = client.peerAddress?.description ?? "?"
+        sniffer = ConnectSniffer(mode: core.configuration.forwardProxy ? .anyHost : .upstreamFixed)
     }
 
     subscript(direction: Direction) -> Pipe {
@@ -81,7 +94,11 @@ final class ProxyConnection {
             if status != 0 {
                 self.core.emit(.upstreamFailed(connection: self.id, interface: self.interface, error: uvErrorName(status)))
                 self.core.counters[self.interface]?.upstreamFailures += 1
-                self.reset(reason: "upstream connect failed: \(uvErrorName(status))")
+                if let asked = self.asked {
+                    self.answerAndClose("502 Bad Gateway", "could not connect to \(asked.target) (\(address)): \(uvErrorName(status))")
+                } else {
+                    self.reset(reason: "upstream connect failed: \(uvErrorName(status))")
+                }
                 return
             }
             self.stage = .open
@@ -92,6 +109,7 @@ final class ProxyConnection {
                 upstream.write([ChunkSlice(copying: proxyHeader, pool: self.core.pool)]) { _ in }
             }
             self.wireReads()
+            self.sendFirstRequest()
             self.resumeReading()
         }
     }
@@ -144,7 +162,12 @@ final class ProxyConnection {
             openTunnel(to: target, rest: ChunkSlice(chunk: chunk, offset: headBytes, count: chunk.length - headBytes))
         case .malformed(let why):
             sniffed = []
-            refuseTunnel("400 Bad Request", why)
+            answerAndClose("400 Bad Request", why)
+        case .request:
+            // Only a sniffer for any host reads whole requests, and it reads them before
+            // the upstream is open (`sniffRequest`), never here.
+            sniffed = []
+            answerAndClose("500 Internal Server Error", "a request read as a forward proxy's on a fixed upstream")
         }
     }
 
@@ -155,7 +178,7 @@ final class ProxyConnection {
     private func openTunnel(to target: String, rest: ChunkSlice) {
         let upstream = core.configuration.upstream
         guard let asked = SocketAddress(parsing: target), asked == upstream else {
-            refuseTunnel("403 Forbidden", "this proxy (the \(interface.rawValue) interface of Deadzone's conditioner) "
+            answerAndClose("403 Forbidden", "this proxy (the \(interface.rawValue) interface of Deadzone's conditioner) "
                 + "reaches only \(upstream), not \(target)")
             return
         }
@@ -164,14 +187,101 @@ final class ProxyConnection {
         if rest.count > 0 { forward(rest, .uplink) }
     }
 
-    /// Answers a CONNECT request with `status` (and `why` as its body) and closes the
+    /// Answers the app's request with `status` (and `why` as its body) and closes the
     /// connection: nothing of it reaches the upstream.
-    private func refuseTunnel(_ status: String, _ why: String) {
+    private func answerAndClose(_ status: String, _ why: String) {
         let body = why + "\n"
         let response = "HTTP/1.1 \(status)\r\nContent-Type: text/plain; charset=utf-8\r\n"
             + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
         client.write([ChunkSlice(copying: Array(response.utf8.prefix(BufferPool.bufferSize)), pool: core.pool)]) { _ in }
-        finish(reason: "a CONNECT request refused (\(status)): \(why)")
+        finish(reason: "a request refused (\(status)): \(why)")
+    }
+
+    // MARK: - A forward proxy for any host
+
+    /// Reads the app's first request, which names the upstream (the core calls it instead
+    /// of connecting, `ConditionerConfiguration.forwardProxy`): first what was held while
+    /// the interface was blackholed, then from the socket.
+    func readRequest() {
+        guard stage == .held, target == nil, !requestRead, !readingRequest else { return }
+        readingRequest = true
+        let held = heldFromApp
+        heldFromApp = []
+        heldFromAppBytes = 0
+        watchingHeldApp = false
+        client.stopReading()
+        client.onRead = { [weak self] chunk in
+            self?.noteAppRead(chunk)
+            self?.sniffRequest(chunk)
+        }
+        client.onReadEnd = { [weak self] error in
+            guard let self else { return }
+            if let error {
+                self.reset(reason: "the app reset it before its first request was read (\(uvErrorName(error)))")
+            } else {
+                self.finish(reason: "closed by the app before its first request was read")
+            }
+        }
+        for chunk in held where readingRequest { sniffRequest(chunk) }
+        if readingRequest { client.startReading() }
+    }
+
+    /// Feeds the first request's sniffer; once it is read, looks its host up.
+    private func sniffRequest(_ chunk: Chunk) {
+        guard readingRequest, var sniffer else { return }
+        let outcome = sniffer.feed(UnsafeRawBufferPointer(start: chunk.base, count: chunk.length))
+        self.sniffer = outcome == .undecided ? sniffer : nil
+        func rest(after head: Int) -> [ChunkSlice] {
+            head < chunk.length ? [ChunkSlice(chunk: chunk, offset: head, count: chunk.length - head)] : []
+        }
+        switch outcome {
+        case .undecided, .passThrough:
+            return
+        case let .tunnel(target, headBytes):
+            asked = (target, true)
+            firstUp = rest(after: headBytes)
+        case let .request(target, head, headBytes):
+            asked = (target, false)
+            firstUp = [ChunkSlice(copying: head, pool: core.pool)] + rest(after: headBytes)
+        case .malformed(let why):
+            answerAndClose("400 Bad Request", why)
+            return
+        }
+        // The rest waits in the kernel until the upstream is open.
+        readingRequest = false
+        requestRead = true
+        client.stopReading()
+        lookUp()
+    }
+
+    /// Looks up the host the first request named; connects when the interface forwards.
+    private func lookUp() {
+        guard let asked, let (host, port) = ConnectSniffer.authority(asked.target) else { return }
+        UVResolver.resolve(host, port: port, loop: core.loop) { [weak self] result in
+            guard let self, self.stage == .held else { return }
+            switch result {
+            case .success(let address):
+                self.target = address
+                self.core.connectIfForwarding(self)
+            case .failure(let failure):
+                self.answerAndClose("502 Bad Gateway", "could not look up \(host): \(failure.error)")
+            }
+        }
+    }
+
+    /// The upstream is open: a tunnel is answered 200 through the link, and what the
+    /// first request left for the upstream goes first.
+    private func sendFirstRequest() {
+        guard let asked else { return }
+        if asked.tunnel {
+            core.emit(.tunnelOpened(connection: id, interface: interface, target: asked.target))
+            forward(ChunkSlice(copying: Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8), pool: core.pool), .downlink)
+        } else {
+            core.emit(.requestForwarded(connection: id, interface: interface, target: asked.target))
+        }
+        let first = firstUp
+        firstUp = []
+        for slice in first { forward(slice, .uplink) }
     }
 
     /// Nothing of `direction` is waiting in the link or being written.
@@ -221,6 +331,8 @@ final class ProxyConnection {
         // An app that already ended its side (a half-close) has nothing more to say: its
         // EOF must not be taken for giving the connection up.
         guard stage != .closed, !watchingHeldApp, !uplink.sourceEnded else { return }
+        // A first request still being read is read on, from what is held, when the interface is back.
+        if !requestRead { readingRequest = false }
         watchingHeldApp = true
         client.stopReading()
         client.onRead = { [weak self] chunk in self?.didReadWhileHeld(chunk) }
