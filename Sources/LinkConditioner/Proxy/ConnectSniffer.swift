@@ -55,6 +55,12 @@ struct ConnectSniffer {
     /// Feeds the next read; the outcome once decided (and the same on every later call).
     mutating func feed(_ bytes: UnsafeRawBufferPointer) -> Outcome {
         guard outcome == .undecided else { return outcome }
+        // The common case decided without copying the read: a first read that does not
+        // begin like `CONNECT ` on a fixed upstream.
+        if mode == .upstreamFixed, held.isEmpty, !bytes.prefix(Self.connect.count).elementsEqual(Self.connect.prefix(bytes.count)) {
+            outcome = .passThrough
+            return outcome
+        }
         let before = held.count
         held.append(contentsOf: bytes)
         outcome = decide(before: before)
