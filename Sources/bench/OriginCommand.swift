@@ -48,6 +48,12 @@ struct OriginCommand: AsyncParsableCommand {
     @Option(help: "JSON file of HTTP fault rules to apply from the start (see docs/origin.md).")
     var faults: String?
 
+    @Option(name: .customLong("https"), help: ArgumentHelp(
+        "Serve HTTPS too, on the same port, and write the certificate of the CA made for this run here.",
+        discussion: "The origin's certificate, signed by that CA, names localhost, 127.0.0.1 to 127.0.0.3 and ::1; a client trusts the CA file (curl --cacert, ffmpeg -ca_file, a simulator's keychain). A connection whose first byte is a TLS handshake speaks TLS, any other plain HTTP.",
+        valueName: "ca-file"))
+    var https: String?
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard sizeScale > 0, sizeScale <= 10 else { throw ValidationError("--size-scale must be in (0, 10]") }
@@ -68,6 +74,15 @@ struct OriginCommand: AsyncParsableCommand {
         if media == .real {
             configuration.media = .real(RealMediaConfiguration(cacheDirectory: mediaCache ?? RealMediaConfiguration.defaultCacheDirectory))
         }
+        if let https {
+            do {
+                let authority = try RunCertificateAuthority.make()
+                try Data(authority.caPEM.utf8).write(to: URL(fileURLWithPath: https))
+                configuration.tls = authority
+            } catch {
+                exitBadInput("--https \(https): cannot make or write the run's CA certificate: \(error)")
+            }
+        }
         let server: OriginServer
         do { server = try await OriginServer.start(configuration: configuration) } catch let error as ContentError {
             exitBadInput("\(error)")
@@ -79,6 +94,7 @@ struct OriginCommand: AsyncParsableCommand {
         case .synthetic: print("origin \(base) (synthetic media, seed \(seed), size scale \(sizeScale))")
         case .real(let real): print("origin \(base) (real media made by ffmpeg on first request, cached in \(real.cacheDirectory))")
         }
+        if let https { print("https://\(host):\(server.port) too, with a certificate from the CA in \(https)") }
         if !configuration.faultRules.rules.isEmpty {
             print("fault rules from \(faults ?? "-"): " + configuration.faultRules.rules.map(\.id).joined(separator: ", "))
         }

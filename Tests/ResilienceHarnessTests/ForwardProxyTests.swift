@@ -117,4 +117,71 @@ import TestSupport
         await conditioner.stop()
         try await server.stop()
     }
+
+    /// HTTPS: the origin serves TLS on its port with a certificate from a CA made for the
+    /// run; curl and Python's urllib, given that CA, tunnel to it through each interface's
+    /// proxy and check the certificate end to end, over the link's delay, and the origin
+    /// attributes each request to its interface (the PROXY line comes before the TLS
+    /// bytes). Without the CA, curl refuses the certificate; plain HTTP still works there.
+    @Test func httpsThroughATunnelReachesTheTLSOriginAttributed() async throws {
+        var configuration = OriginConfiguration(catalog: CatalogConfiguration(sizeScale: 0.01, largeVideoDuration: 60), threads: 1)
+        configuration.requiresProxyHeader = true
+        let authority = try RunCertificateAuthority.make()
+        configuration.tls = authority
+        let directory = NSTemporaryDirectory() + "deadzone-ca-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let ca = directory + "/ca.pem"
+        try Data(authority.caPEM.utf8).write(to: URL(fileURLWithPath: ca))
+        let slow = LinkDirectionParameters(delay: .milliseconds(300))
+        let profile = Profile(
+            name: "proxy", seed: 1, duration: .seconds(600),
+            initial: [.wifi: InterfaceSetup(state: .up, link: InterfaceLink(downlink: slow)),
+                      .cellular: InterfaceSetup(state: .up, link: InterfaceLink(isExpensive: true))])
+        let server = try await OriginServer.start(configuration: configuration)
+        let conditioner = try await LinkConditioner.start(
+            configuration: ConditionerConfiguration(
+                upstream: SocketAddress(host: "127.0.0.1", port: UInt16(server.port)),
+                listeners: [.wifi: SocketAddress(host: "127.0.0.20", port: 0), .cellular: SocketAddress(host: "127.0.0.21", port: 0)],
+                proxyProtocol: true, profile: profile, playTimeline: false),
+            sink: EventCollector())
+        let url = "https://127.0.0.1:\(server.port)/videos/clear/master.m3u8"
+        do {
+            let wifi = try #require(conditioner.endpoints[.wifi]), cellular = try #require(conditioner.endpoints[.cellular])
+            let started = ContinuousClock.now
+            let curl = try await ChildProcess.run(
+                "curl", ["-sS", "--max-time", "30", "--noproxy", "", "-x", "http://\(wifi)", "--cacert", ca, url],
+                timeout: .seconds(60))
+            let took = ContinuousClock.now - started
+            #expect(curl.status == 0 && curl.stdout.hasPrefix("#EXTM3U"), "\(curl.stderr)")
+            #expect(took >= .milliseconds(900), "the 200, the handshake and the answer each cross the 300 ms link (took \(took))")
+            let urllib = """
+                import ssl, sys, urllib.request
+                context = ssl.create_default_context(cafile=sys.argv[2])
+                opener = urllib.request.build_opener(
+                    urllib.request.ProxyHandler({"https": sys.argv[1]}), urllib.request.HTTPSHandler(context=context))
+                sys.stdout.write(opener.open(sys.argv[3], timeout=30).read().decode()[:7])
+                """
+            let python = try await ChildProcess.run(
+                "python3", ["-c", urllib, "http://\(cellular)", ca, url], timeout: .seconds(60),
+                environment: ["no_proxy": "", "NO_PROXY": ""])
+            #expect(python.stdout == "#EXTM3U", "\(python.stdout) \(python.stderr)")
+            await eventually("both requests in the origin's log") { server.requestLog.count >= 2 }
+            #expect(server.requestLog.map(\.interface) == [wifi.description, cellular.description], "\(server.requestLog)")
+
+            let untrusted = try await ChildProcess.run(
+                "curl", ["-sS", "--max-time", "30", "--noproxy", "", "-x", "http://\(wifi)", url], timeout: .seconds(60))
+            #expect(untrusted.status == 60, "curl checks the certificate and does not trust it without the CA: \(untrusted.stderr)")
+            let plain = try await ChildProcess.run(
+                "curl", ["-sS", "--max-time", "30", "--noproxy", "", "-x", "http://\(wifi)",
+                         "http://127.0.0.1:\(server.port)/videos/clear/master.m3u8"], timeout: .seconds(60))
+            #expect(plain.stdout.hasPrefix("#EXTM3U"), "plain HTTP on the same port: \(plain.stderr)")
+        } catch {
+            await conditioner.stop()
+            try? await server.stop()
+            throw error
+        }
+        await conditioner.stop()
+        try await server.stop()
+    }
 }

@@ -26,6 +26,10 @@ public struct OriginConfiguration: Sendable {
     /// interface carried it. The request is logged (`OriginRequestRecord.rejection`) and
     /// its connection reset, with no answer. The harness sets it; default false.
     public var requiresProxyHeader: Bool = false
+    /// Serve HTTPS too, on the same port, with a certificate this CA signed: a connection
+    /// whose first byte (after any PROXY header) is a TLS handshake speaks TLS
+    /// (`TLSSniffer`). nil (default): plain HTTP only.
+    public var tls: RunCertificateAuthority?
     /// A connection that sends nothing for this long while no response is in progress
     /// is closed. Default 30 s.
     public var idleTimeout: Duration

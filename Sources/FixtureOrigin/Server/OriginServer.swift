@@ -52,7 +52,9 @@ public final class OriginServer: Sendable {
         configuration: OriginConfiguration, licenseServer: LicenseServer? = nil,
         requestSink: (@Sendable (OriginRequestRecord) -> Void)? = nil
     ) async throws -> OriginServer {
-        let services = try OriginServices(configuration: configuration, licenseServer: licenseServer, sink: requestSink)
+        let tls = try configuration.tls?.serverContext()
+        let services = try OriginServices(
+            configuration: configuration, licenseServer: licenseServer, sink: requestSink, tls: tls)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -114,6 +116,7 @@ public final class OriginServer: Sendable {
         let idle = services.configuration.idleTimeout
         try pipeline.addHandler(
             ByteToMessageHandler(ProxyProtocolDecoder(info: info, interfaces: services.configuration.interfaces)))
+        if let tls = services.tls { try pipeline.addHandler(ByteToMessageHandler(TLSSniffer(tls: tls))) }
         try pipeline.addHandler(IdleStateHandler(readTimeout: .nanoseconds(Int64(clamping: idle.nanoseconds))))
         let deadline = RequestDeadlineHandler(services: services, info: info)
         try pipeline.addHandler(deadline)

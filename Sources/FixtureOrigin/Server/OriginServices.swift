@@ -1,6 +1,7 @@
 import BenchCore
 import Crypto
 import NIOCore
+import NIOSSL
 import NIOPosix
 import Synchronization
 
@@ -23,6 +24,8 @@ final class OriginServices: Sendable {
     let store: ContentStore
     let licenseServer: LicenseServer
     let clock: any TraceClock
+    /// The server side of TLS, when the origin serves HTTPS too (`OriginConfiguration.tls`).
+    let tls: NIOSSLContext?
     private let sink: (@Sendable (OriginRequestRecord) -> Void)?
     private let faults: Mutex<FaultRuleSet>
     private let log = Mutex<[OriginRequestRecord]>([])
@@ -37,8 +40,9 @@ final class OriginServices: Sendable {
     ///   directory is unusable.
     init(
         configuration: OriginConfiguration, licenseServer: LicenseServer?,
-        sink: (@Sendable (OriginRequestRecord) -> Void)?
+        sink: (@Sendable (OriginRequestRecord) -> Void)?, tls: NIOSSLContext? = nil
     ) throws(ContentError) {
+        self.tls = tls
         var encoder: RealMediaEncoder?
         if case .real(let media) = configuration.media { encoder = try RealMediaEncoder(configuration: media) }
         let catalog = configuration.videos.map { Catalog(configuration: configuration.catalog, videos: $0) }
