@@ -2,9 +2,10 @@ import ArgumentParser
 import Foundation
 import ResilienceHarness
 
-/// `--launch`, `--kill` and `--agent-listen`, shared by `bench` and `bench gate`: how the
-/// app under test is started, reached and crashed when it is not a child process of
-/// `bench` speaking on stdin/stdout (docs/app-protocol.md, over a socket).
+/// `--launch`, `--kill`, `--agent-listen`, `--app-storage` and `--storage-sync`, shared by
+/// `bench` and `bench gate`: how the app under test is started, reached and crashed when
+/// it is not a child process of `bench` speaking on stdin/stdout, and how its storage is
+/// read when it is not a local directory (docs/app-protocol.md, over a socket).
 struct LaunchOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "A shell command that starts the app (instead of --agent), run again for every relaunch.",
