@@ -89,7 +89,7 @@ import Testing
         // The app kept its storage where it was told (the harness leaves the app's side alone).
         let kept = try FileManager.default.contentsOfDirectory(atPath: device)
         #expect(kept.contains { $0.hasPrefix("deadzone-crash-recovery-") }, "\(kept)")
-        #expect(try scratch.text("synced/report.html").contains("read from a copy its sync command made"))
+        #expect(scratch.text("synced/report.html").contains("read from a copy its sync command made"))
     }
 
     @Test func aStorageSyncThatFailsIsAScenarioErrorAndBadOptionsAreBadInput() async throws {
