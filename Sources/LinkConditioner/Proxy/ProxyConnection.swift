@@ -182,9 +182,14 @@ final class ProxyConnection {
                 + "reaches only \(upstream), not \(target)")
             return
         }
+        answerTunnel(to: target)
+        if rest.count > 0 { forward(rest, .uplink) }
+    }
+
+    /// A tunnel to `target` is open: recorded, and answered 200 through the link.
+    private func answerTunnel(to target: String) {
         core.emit(.tunnelOpened(connection: id, interface: interface, target: target))
         forward(ChunkSlice(copying: Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8), pool: core.pool), .downlink)
-        if rest.count > 0 { forward(rest, .uplink) }
     }
 
     /// Answers the app's request with `status` (and `why` as its body) and closes the
@@ -274,8 +279,7 @@ final class ProxyConnection {
     private func sendFirstRequest() {
         guard let asked else { return }
         if asked.tunnel {
-            core.emit(.tunnelOpened(connection: id, interface: interface, target: asked.target))
-            forward(ChunkSlice(copying: Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8), pool: core.pool), .downlink)
+            answerTunnel(to: asked.target)
         } else {
             core.emit(.requestForwarded(connection: id, interface: interface, target: asked.target))
         }
