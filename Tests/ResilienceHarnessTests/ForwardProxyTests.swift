@@ -11,25 +11,51 @@ import TestSupport
 /// the origin answers the path and attributes the request to the interface. A client
 /// that asks for a tunnel (`CONNECT`) gets one to the origin, over the same link.
 @Suite(.timeLimit(.minutes(2))) struct ForwardProxyTests {
-    @Test func curlThroughEachInterfacesProxyReachesTheOriginAttributed() async throws {
+    /// The fixture origin (PROXY header required; HTTPS too with `tls`) behind a
+    /// conditioner listening on `listeners` (ephemeral ports), WiFi's downlink delayed
+    /// 300 ms and cellular expensive, recording into `events`; `body` runs with both,
+    /// which are stopped after it, whether it threw or not.
+    func withProxiedOrigin(
+        listeners: (wifi: String, cellular: String), tls: RunCertificateAuthority? = nil,
+        events: EventCollector = EventCollector(), _ body: (OriginServer, LinkConditioner) async throws -> Void
+    ) async throws {
         var configuration = OriginConfiguration(catalog: CatalogConfiguration(sizeScale: 0.01, largeVideoDuration: 60), threads: 1)
         configuration.requiresProxyHeader = true
-        let wifiAddress = SocketAddress(host: "127.0.0.14", port: 0), cellularAddress = SocketAddress(host: "127.0.0.15", port: 0)
+        configuration.tls = tls
         let slow = LinkDirectionParameters(delay: .milliseconds(300))
         let profile = Profile(
             name: "proxy", seed: 1, duration: .seconds(600),
             initial: [.wifi: InterfaceSetup(state: .up, link: InterfaceLink(downlink: slow)),
                       .cellular: InterfaceSetup(state: .up, link: InterfaceLink(isExpensive: true))])
+        let server = try await OriginServer.start(configuration: configuration)
+        let conditioner: LinkConditioner
+        do {
+            conditioner = try await LinkConditioner.start(
+                configuration: ConditionerConfiguration(
+                    upstream: SocketAddress(host: "127.0.0.1", port: UInt16(server.port)),
+                    listeners: [.wifi: SocketAddress(host: listeners.wifi, port: 0),
+                                .cellular: SocketAddress(host: listeners.cellular, port: 0)],
+                    proxyProtocol: true, profile: profile, playTimeline: false),
+                sink: events)
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+        do {
+            try await body(server, conditioner)
+        } catch {
+            await conditioner.stop()
+            try? await server.stop()
+            throw error
+        }
+        await conditioner.stop()
+        try await server.stop()
+    }
+
+    @Test func curlThroughEachInterfacesProxyReachesTheOriginAttributed() async throws {
         // The origin names an interface by the listener its PROXY header names (the harness
         // maps listeners to interfaces, `ScenarioNetwork.interfaces`).
-        let server = try await OriginServer.start(configuration: configuration)
-        let conditioner = try await LinkConditioner.start(
-            configuration: ConditionerConfiguration(
-                upstream: SocketAddress(host: "127.0.0.1", port: UInt16(server.port)),
-                listeners: [.wifi: wifiAddress, .cellular: cellularAddress], proxyProtocol: true, profile: profile,
-                playTimeline: false),
-            sink: EventCollector())
-        do {
+        try await withProxiedOrigin(listeners: ("127.0.0.14", "127.0.0.15")) { server, conditioner in
             for kind in [InterfaceKind.wifi, .cellular] {
                 let endpoint = try #require(conditioner.endpoints[kind])
                 let started = ContinuousClock.now
@@ -45,33 +71,13 @@ import TestSupport
             #expect(log.map(\.path) == ["/videos/clear/master.m3u8", "/videos/clear/master.m3u8"], "\(log)")
             #expect(log.map(\.interface) == [conditioner.endpoints[.wifi]?.description, conditioner.endpoints[.cellular]?.description],
                     "\(log)")
-        } catch {
-            await conditioner.stop()
-            try? await server.stop()
-            throw error
         }
-        await conditioner.stop()
-        try await server.stop()
     }
 
     @Test func connectTunnelsThroughEachInterfaceReachTheOriginAttributed() async throws {
-        var configuration = OriginConfiguration(catalog: CatalogConfiguration(sizeScale: 0.01, largeVideoDuration: 60), threads: 1)
-        configuration.requiresProxyHeader = true
-        let slow = LinkDirectionParameters(delay: .milliseconds(300))
-        let profile = Profile(
-            name: "proxy", seed: 1, duration: .seconds(600),
-            initial: [.wifi: InterfaceSetup(state: .up, link: InterfaceLink(downlink: slow)),
-                      .cellular: InterfaceSetup(state: .up, link: InterfaceLink(isExpensive: true))])
-        let server = try await OriginServer.start(configuration: configuration)
         let events = EventCollector()
-        let conditioner = try await LinkConditioner.start(
-            configuration: ConditionerConfiguration(
-                upstream: SocketAddress(host: "127.0.0.1", port: UInt16(server.port)),
-                listeners: [.wifi: SocketAddress(host: "127.0.0.16", port: 0), .cellular: SocketAddress(host: "127.0.0.17", port: 0)],
-                proxyProtocol: true, profile: profile, playTimeline: false),
-            sink: events)
-        let origin = "127.0.0.1:\(server.port)"
-        do {
+        try await withProxiedOrigin(listeners: ("127.0.0.16", "127.0.0.17"), events: events) { server, conditioner in
+            let origin = "127.0.0.1:\(server.port)"
             // curl: `-p` asks for a tunnel even for http URLs.
             let wifi = try #require(conditioner.endpoints[.wifi])
             let started = ContinuousClock.now
@@ -109,13 +115,7 @@ import TestSupport
                 timeout: .seconds(60))
             #expect(elsewhere.status != 0 && elsewhere.stderr.contains("403"), "\(elsewhere.stderr)")
             #expect(server.requestLog.count == 2)
-        } catch {
-            await conditioner.stop()
-            try? await server.stop()
-            throw error
         }
-        await conditioner.stop()
-        try await server.stop()
     }
 
     /// HTTPS: the origin serves TLS on its port with a certificate from a CA made for the
@@ -124,29 +124,14 @@ import TestSupport
     /// attributes each request to its interface (the PROXY line comes before the TLS
     /// bytes). Without the CA, curl refuses the certificate; plain HTTP still works there.
     @Test func httpsThroughATunnelReachesTheTLSOriginAttributed() async throws {
-        var configuration = OriginConfiguration(catalog: CatalogConfiguration(sizeScale: 0.01, largeVideoDuration: 60), threads: 1)
-        configuration.requiresProxyHeader = true
         let authority = try RunCertificateAuthority.make()
-        configuration.tls = authority
         let directory = NSTemporaryDirectory() + "deadzone-ca-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let ca = directory + "/ca.pem"
         try Data(authority.caPEM.utf8).write(to: URL(fileURLWithPath: ca))
-        let slow = LinkDirectionParameters(delay: .milliseconds(300))
-        let profile = Profile(
-            name: "proxy", seed: 1, duration: .seconds(600),
-            initial: [.wifi: InterfaceSetup(state: .up, link: InterfaceLink(downlink: slow)),
-                      .cellular: InterfaceSetup(state: .up, link: InterfaceLink(isExpensive: true))])
-        let server = try await OriginServer.start(configuration: configuration)
-        let conditioner = try await LinkConditioner.start(
-            configuration: ConditionerConfiguration(
-                upstream: SocketAddress(host: "127.0.0.1", port: UInt16(server.port)),
-                listeners: [.wifi: SocketAddress(host: "127.0.0.20", port: 0), .cellular: SocketAddress(host: "127.0.0.21", port: 0)],
-                proxyProtocol: true, profile: profile, playTimeline: false),
-            sink: EventCollector())
-        let url = "https://127.0.0.1:\(server.port)/videos/clear/master.m3u8"
-        do {
+        try await withProxiedOrigin(listeners: ("127.0.0.20", "127.0.0.21"), tls: authority) { server, conditioner in
+            let url = "https://127.0.0.1:\(server.port)/videos/clear/master.m3u8"
             let wifi = try #require(conditioner.endpoints[.wifi]), cellular = try #require(conditioner.endpoints[.cellular])
             let started = ContinuousClock.now
             let curl = try await ChildProcess.run(
@@ -176,12 +161,6 @@ import TestSupport
                 "curl", ["-sS", "--max-time", "30", "--noproxy", "", "-x", "http://\(wifi)",
                          "http://127.0.0.1:\(server.port)/videos/clear/master.m3u8"], timeout: .seconds(60))
             #expect(plain.stdout.hasPrefix("#EXTM3U"), "plain HTTP on the same port: \(plain.stderr)")
-        } catch {
-            await conditioner.stop()
-            try? await server.stop()
-            throw error
         }
-        await conditioner.stop()
-        try await server.stop()
     }
 }
