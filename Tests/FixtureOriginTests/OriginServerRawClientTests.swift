@@ -188,6 +188,9 @@ func withOrigin<T>(
     _ body: (OriginServer) async throws -> T
 ) async throws -> T {
     var configuration = OriginConfiguration(catalog: CatalogConfiguration(sizeScale: 0.01, largeVideoDuration: 60), threads: 1)
+    // Long enough that a loaded test machine never closes a connection between a test's
+    // requests; the tests of the idle timeout set their own.
+    configuration.idleTimeout = .seconds(300)
     configure(&configuration)
     let server = try await OriginServer.start(configuration: configuration, requestSink: sink)
     do {
