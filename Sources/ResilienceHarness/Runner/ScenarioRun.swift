@@ -2,6 +2,11 @@ import BenchCore
 import Foundation
 import AppProtocol
 import LinkConditioner
+import Synchronization
+
+/// Counts this process's scenario runs, so that two runs of one scenario with one seed
+/// at once (two engines of a matrix, two test suites) never share a storage directory.
+private let scenarioRunCount = Atomic<Int>(0)
 
 /// One scenario's run: network up, script under its time limit, app shut down, logs
 /// absorbed, properties judged. `collector` is the scenario's own (`TraceCollector.scenario`).
@@ -74,8 +79,9 @@ struct ScenarioRun {
         }
         let originFaults = OriginFaultPlayer.start(
             profile.origin, origin: network.origin, collector: collector, start: collector.now)
+        let runNumber = scenarioRunCount.wrappingAdd(1, ordering: .relaxed).newValue
         let storage = (options.workDirectory as NSString)
-            .appendingPathComponent("deadzone-\(scenario.name)-\(getpid())-\(seed)")
+            .appendingPathComponent("deadzone-\(scenario.name)-\(getpid())-\(seed)-\(runNumber)")
         // Each launch's stderr, beside the storage (out of the app's sight), read into the
         // result when the scenario ends; both removed then.
         let stderrDirectory = storage + "-stderr"

@@ -33,7 +33,7 @@ struct LaunchOptions: ParsableArguments {
 
     @Option(name: .customLong("app-storage"), help: ArgumentHelp(
         "The directory, as the app sees it, under which each scenario's storage is named (with --storage-sync).",
-        discussion: "Hello's storage and DEADZONE_STORAGE become DIR/deadzone-<scenario>-<pid>-<seed>; the harness does not remove it (the app's side is the launch tooling's).",
+        discussion: "Hello's storage and DEADZONE_STORAGE become DIR/deadzone-<scenario>-<pid>-<seed>-<n> (n counts the scenarios played); the harness does not remove it (the app's side is the launch tooling's).",
         valueName: "directory"))
     var appStorage: String?
 

@@ -34,6 +34,9 @@ struct FakeApp {
                 if mode == "stderr":
                     sys.stderr.write("fake app: a line on stderr after hello (%s)\n" % cmd["after"])
                     sys.stderr.flush()
+                if mode == "storage":
+                    sys.stderr.write("storage: %s\n" % storage)
+                    sys.stderr.flush()
                 if mode == "no-hello":
                     continue
                 out({"type": "reply", "id": ident, "protocol": 2 if mode == "version" else 1,
