@@ -39,6 +39,18 @@ import Testing
         #expect(read.found.playlists.first?.isComplete == true)
     }
 
+    /// The scenario's end drains the reads asked for: one the app's last `finished` asked
+    /// for is in the trace when it is collected, however late a busy machine runs it.
+    @Test func drainReturnsOnceEveryReadAskedForIsRecorded() async throws {
+        let (package, collector, watch) = try setUp()
+        defer { package.remove() }
+        watch.observe(.stateChanged(download: "d1", from: .downloading, to: .downloaded))
+        watch.observe(.finished(download: "d1", package: package.master))
+        await watch.drain()
+        #expect(reads(collector).map(\.cause) == [.downloaded])
+        #expect(!watch.isBusy)
+    }
+
     @Test func aPackageNamedBeforeTheReportIsReadAtTheReport() async throws {
         let (package, collector, watch) = try setUp()
         defer { package.remove() }

@@ -130,6 +130,14 @@ final class PackageWatch: Sendable {
         }
     }
 
+    /// Returns once every read asked for so far is recorded (they run on `reader`, one at a
+    /// time): the scenario's trace is collected after this, so a read the app's last
+    /// `finished` asked for, slowed by a busy machine, is in it rather than lost.
+    func drain() async {
+        let reader = reader
+        await OffPool.run { reader.sync {} }
+    }
+
     /// The agent ended cleanly (every event delivered): packages still awaited were never named.
     func agentEnded() {
         let unnamed = state.withLock { state in

@@ -120,12 +120,13 @@ public actor ScenarioContext {
     func shutdown() async {
         for read in pausedReads.values { await read.value }
         pausedReads = [:]
-        guard let process = agent else { return }
+        guard let process = agent else { return await packages.drain() }
         let status = await process.shutdown(timeout: .seconds(10))
         peakRSSBytes = max(peakRSSBytes, process.peakRSSBytes)
         collector.harness(.agentExited(pid: process.pid, status: status ?? -1))
         packages.agentEnded()
         agent = nil
+        await packages.drain()
     }
 
     /// Takes an interface down (`mode`) or brings it up. The conditioner publishes the
