@@ -94,7 +94,7 @@ import Testing
             let events = Events()
             let listener = Self.listen(manager, into: events)
             let token = try await manager.requestDownload(video: try await fixture.video("protected"))
-            let final = try await manager.wait(for: token, seconds: 60) { $0 == .downloaded || $0 == .failed }
+            let final = try await manager.wait(for: token, seconds: 150) { $0 == .downloaded || $0 == .failed }
             let statuses = fixture.server.requestLog.filter { $0.path == "/license" }.map(\.status)
             #expect(final == .downloaded, "state \(String(describing: final)); license answers \(statuses)")
             #expect(fixture.server.requestLog.filter { $0.path == "/license" }.map(\.status) == [503, 503, 200])
