@@ -19,6 +19,9 @@ let package = Package(
         .library(name: "BenchReports", targets: ["BenchReports"]),
         .library(name: "ClientComparison", targets: ["ClientComparison"]),
         .library(name: "Performance", targets: ["Performance"]),
+        // For app developers: links into an app's debug build (Foundation only).
+        .library(name: "DeadzoneKit", targets: ["DeadzoneKit"]),
+        .executable(name: "deadzone-urlsession-example", targets: ["URLSessionExample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -43,6 +46,10 @@ let package = Package(
             dependencies: [.product(name: "Yams", package: "Yams")]
         ),
         .target(name: "HLSPlaylist"),
+        // The app side of the protocol, for apps under test: Foundation only (no SwiftNIO),
+        // so it builds for iOS, macOS and Linux; it shares no code with the harness.
+        .target(name: "DeadzoneKit"),
+        .executableTarget(name: "URLSessionExample", dependencies: ["DeadzoneKit"], path: "examples/apps/urlsession", exclude: ["README.md"]),
         .target(name: "AppProtocol", dependencies: ["BenchCore"]),
         // What every part of a run says into its trace; value types, no I/O.
         .target(name: "BenchVocabulary", dependencies: ["BenchCore", "AppProtocol"]),
@@ -175,6 +182,7 @@ let package = Package(
             name: "ClientComparisonTests",
             dependencies: ["TestSupport", "ClientComparison", "BenchVocabulary", "BenchResults", "BenchCore", "FixtureOrigin", "LinkConditioner"]
         ),
+        .testTarget(name: "DeadzoneKitTests", dependencies: ["DeadzoneKit"]),
         .testTarget(name: "PerformanceTests", dependencies: ["Performance", "FixtureOrigin", "BenchCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -9,13 +9,16 @@ import TestSupport
 import Testing
 
 /// The `bench` executable `swift build` put beside the test bundle.
-func benchExecutable() throws -> String {
+func benchExecutable() throws -> String { try builtExecutable("bench") }
+
+/// The executable product `name` that `swift build` put beside the test bundle.
+func builtExecutable(_ name: String) throws -> String {
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     for candidate in [directory, directory.deletingLastPathComponent()] {
-        let path = candidate.appendingPathComponent("bench").path
+        let path = candidate.appendingPathComponent(name).path
         if FileManager.default.isExecutableFile(atPath: path) { return path }
     }
-    throw BenchMissing(directory: directory.path)
+    throw BenchMissing(directory: directory.path, name: name)
 }
 
 /// Deadzone's engine as the app under test: `bench agent` with `options`.
@@ -44,8 +47,9 @@ func runBench(_ arguments: [String], in directory: String? = nil) async throws -
 
 struct BenchMissing: Error, CustomStringConvertible {
     var directory: String
+    var name = "bench"
     var description: String {
-        "no bench executable near \(directory): run `swift build --build-tests` before `swift test --skip-build`"
+        "no \(name) executable near \(directory): run `swift build --build-tests` before `swift test --skip-build`"
     }
 }
 

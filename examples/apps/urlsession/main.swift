@@ -1,0 +1,3 @@
+import DeadzoneKit
+
+DeadzoneKit.run(URLSessionApp())
