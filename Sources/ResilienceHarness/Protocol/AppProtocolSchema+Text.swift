@@ -228,7 +228,7 @@ extension AppProtocolSchema {
           "properties": {
             "type": {"const": "command"}, "id": {"$ref": "#/$defs/id"}, "name": {"const": "hello"},
             "protocol": {"type": "integer"}, "storage": {"type": "string"}, "after": {"$ref": "#/$defs/relaunchKind"},
-            "caFile": {"type": "string", "pattern": "^/"}
+            "caFile": {"type": "string"}
           }
         },
         {
