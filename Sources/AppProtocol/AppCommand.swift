@@ -5,8 +5,11 @@ import BenchCore
 public enum AppCommand: Sendable, Equatable {
     /// The first command of every process: the harness's protocol version, the
     /// directory the app keeps everything in (it survives kills and relaunches), and how
-    /// the previous process on that directory ended. Answered with `AppHello`.
-    case hello(protocol: Int, storage: String, after: RelaunchKind)
+    /// the previous process on that directory ended, and, when the scenarios' origin
+    /// serves HTTPS (`bench --https`), the absolute path of the PEM file of the run's
+    /// certificate authority, the one the app must trust (`caFile`, nil over plain HTTP).
+    /// Answered with `AppHello`.
+    case hello(protocol: Int, storage: String, after: RelaunchKind, caFile: String? = nil)
     /// The network path changed: the interfaces now up, WiFi first, each with the
     /// `host:port` to connect to in order to send through it (the conditioner's listener).
     case setPath(NetworkPath)

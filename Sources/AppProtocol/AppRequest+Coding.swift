@@ -14,7 +14,9 @@ extension AppRequest: Codable {
         let name = try c.field("name", as: String.self)
         switch name {
         case "hello":
-            command = .hello(protocol: try c.field("protocol"), storage: try c.field("storage"), after: try c.field("after"))
+            command = .hello(
+                protocol: try c.field("protocol"), storage: try c.field("storage"), after: try c.field("after"),
+                caFile: try c.optionalField("caFile"))
         case "setPath": command = .setPath(NetworkPath(interfaces: try c.field("interfaces")))
         case "setForeground": command = .setForeground(try c.field("foreground"))
         case "prepareForBackground": command = .prepareForBackground
@@ -41,10 +43,11 @@ extension AppRequest: Codable {
         try c.field("id", id)
         try c.field("name", command.name)
         switch command {
-        case let .hello(version, storage, after):
+        case let .hello(version, storage, after, caFile):
             try c.field("protocol", version)
             try c.field("storage", storage)
             try c.field("after", after)
+            try c.optionalField("caFile", caFile)
         case .setPath(let path): try c.field("interfaces", path.interfaces.map(WirePathInterface.init))
         case .setForeground(let foreground): try c.field("foreground", foreground)
         case .setAllowsCellular(let allowed): try c.field("allowed", allowed)

@@ -123,6 +123,9 @@ extension HTMLReportView {
         if let agent = report.run.agent { run.append(Fact(key: "agent", value: safe(agent))) }
         if let app = report.run.app { run.append(Fact(key: "app", value: safe(app))) }
         if let jobs = report.run.jobs { run.append(Fact(key: "scenarios at once (--jobs)", value: String(jobs))) }
+        if report.run.https == true {
+            run.append(Fact(key: "served over", value: "HTTPS (--https), with a CA made for the run: ca.pem in the run's output directory"))
+        }
         if let share = report.run.othersCPUShare {
             run.append(Fact(key: "CPU used by other processes", value: "\(Int((share * 100).rounded())) % of the machine's"))
         }
@@ -233,6 +236,7 @@ extension HTMLReportView {
                 : ["--agent", quoted(agent)]
         }
         if let jobs = report.run.jobs { words += ["--jobs", String(jobs)] }
+        if report.run.https == true { words.append("--https") }
         return words.joined(separator: " ")
     }
 

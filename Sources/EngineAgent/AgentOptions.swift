@@ -18,6 +18,10 @@ public struct AgentOptions: Sendable {
     public var rentalRenewalLead: Duration?
     /// The network path before the first `setPath`. Default: no interface at all.
     public var initialPath: NetworkPath
+    /// The PEM file of the certificate authority HTTPS origins are checked against, in
+    /// place of the system's: hello's `caFile` (`bench --https`), not an option of
+    /// `bench agent`. nil (default): the system's trust roots.
+    public var caFile: String?
 
     /// Creates options; every field has its default.
     public init(
@@ -39,6 +43,7 @@ public struct AgentOptions: Sendable {
             storageDirectory: storage, maximumConcurrentDownloads: maximumConcurrentDownloads, seed: seed,
             rentalRenewalLead: rentalRenewalLead)
         configuration.transport.stallTimeout = stallTimeout
+        configuration.transport.trustedCAFile = caFile
         // The misbehaving agent's test hook, off for every other app.
         configuration.transferSkipsLicenseGate = misbehavior == .segmentsBeforeLicense
         if misbehavior == .noBackoff {

@@ -87,7 +87,9 @@ extension AgentRuntime {
     func prefetchAroundThePath(_ request: AppDownloadRequest) {
         let urls = request.video.sources.compactMap { URL(string: $0.url, relativeTo: URL(string: request.catalogURL)) }
         Task {
-            let transport = HTTPTransport()
+            var configuration = TransportConfiguration()
+            configuration.trustedCAFile = options.caFile
+            let transport = HTTPTransport(configuration: configuration)
             for url in urls { _ = try? await transport.fetch(url.absoluteURL, via: nil) }
             try? await transport.shutdown()
         }

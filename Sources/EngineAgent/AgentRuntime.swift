@@ -78,6 +78,13 @@ public final class AgentRuntime: Sendable {
             output.reply(id: hello.id, error: why)
             return 2
         }
+        if let caFile = hello.caFile, let why = Self.unusableCAFile(caFile) {
+            AgentLog.write(why)
+            output.reply(id: hello.id, error: why)
+            return 2
+        }
+        var options = options
+        options.caFile = hello.caFile
         let runtime = try await start(options: options, storage: hello.storage, after: hello.after, output: output)
         output.reply(id: hello.id, value: .hello(AppHello(
             app: "deadzone \(DeadzoneVersion.current)", capabilities: capabilities)))
@@ -112,6 +119,19 @@ public final class AgentRuntime: Sendable {
         var version: Int
         var storage: String
         var after: RelaunchKind
+        /// The run's CA (PEM) the origin's certificate is checked against; nil over plain HTTP.
+        var caFile: String?
+    }
+
+    /// Why hello's `caFile` cannot be used (not an absolute path, or no readable PEM
+    /// certificate there); nil when it can.
+    static func unusableCAFile(_ path: String) -> String? {
+        guard path.hasPrefix("/") else { return "caFile \(path) is not an absolute path" }
+        guard let data = FileManager.default.contents(atPath: path) else { return "caFile \(path) cannot be read" }
+        guard String(decoding: data, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
+            return "caFile \(path) holds no PEM certificate"
+        }
+        return nil
     }
 
     /// Reads lines until the harness's `hello`, refusing everything before it; nil when
@@ -125,11 +145,11 @@ public final class AgentRuntime: Sendable {
                 output.reply(id: AppWire.id(in: line) ?? -1, error: "not a command of protocol \(AppProtocol.version): \(error)")
                 continue
             }
-            guard case let .hello(version, storage, after) = request.command else {
+            guard case let .hello(version, storage, after, caFile) = request.command else {
                 output.reply(id: request.id, error: "the first command must be hello (protocol \(AppProtocol.version))")
                 continue
             }
-            return Hello(id: request.id, version: version, storage: storage, after: after)
+            return Hello(id: request.id, version: version, storage: storage, after: after, caFile: caFile)
         }
         return nil
     }

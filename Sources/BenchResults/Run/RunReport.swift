@@ -64,12 +64,18 @@ public struct RunMetadata: Sendable, Hashable, Codable {
     /// The shards a merged report was joined from (`bench merge`), in shard order; nil
     /// for a report a single run wrote.
     public var mergedFrom: [MergedShard]?
+    /// `true` when the scenarios' origins and license servers served HTTPS with a
+    /// certificate of a CA made for the run (`--https`; its certificate is `ca.pem` beside
+    /// the report); nil for plain HTTP.
+    public var https: Bool?
 
     /// Creates metadata.
     public init(
         profile: String, profilePath: String, seed: UInt64, startedAt: Date, durationSeconds: Double,
-        versions: [String: String], machine: [String: String], agent: String? = nil, app: String? = nil, jobs: Int? = nil
+        versions: [String: String], machine: [String: String], agent: String? = nil, app: String? = nil, jobs: Int? = nil,
+        https: Bool? = nil
     ) {
+        self.https = https
         self.jobs = jobs
         self.agent = agent
         self.app = app

@@ -17,12 +17,17 @@ public struct TransportConfiguration: Sendable, Hashable {
     public var stallTimeout: Duration
     /// Largest body read into memory (playlists, catalog JSON, licenses). Default 8 MiB.
     public var maximumInMemoryBody: Int
+    /// The PEM file of the certificate authorities an HTTPS server's certificate must
+    /// chain to, in place of the system's trust roots (a test bench's CA made for its
+    /// run); verification stays on. nil (default): the system's.
+    public var trustedCAFile: String?
 
     /// Creates a configuration; every field has a default.
     public init(
         connectTimeout: Duration = .seconds(5), headTimeout: Duration = .seconds(20), stallTimeout: Duration = .seconds(8),
-        maximumInMemoryBody: Int = 8 << 20
+        maximumInMemoryBody: Int = 8 << 20, trustedCAFile: String? = nil
     ) {
+        self.trustedCAFile = trustedCAFile
         self.connectTimeout = connectTimeout
         self.headTimeout = headTimeout
         self.stallTimeout = stallTimeout
@@ -63,6 +68,11 @@ public final class HTTPTransport: Sendable {
         // requests waiting behind a connect that is still backing off. The engine's own
         // `RetryBackoff` is the only retry policy.
         settings.connectionPool.retryConnectionEstablishment = false
+        if let ca = configuration.trustedCAFile {
+            // Full verification (the default), against this CA alone.
+            settings.tlsConfiguration = .makeClientConfiguration()
+            settings.tlsConfiguration?.trustRoots = .file(ca)
+        }
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
     }
 

@@ -17,6 +17,7 @@ extension AgentProcess {
         onEvent: @escaping @Sendable (_ t: UInt64, _ event: AppEvent) -> Void
     ) async throws(AgentProcessError) -> AgentProcess {
         var environment = [AppLaunch.Variable.storage: storage, AppLaunch.Variable.relaunch: after.rawValue]
+        if let caFile = launch.caFile { environment[AppLaunch.Variable.caFile] = caFile }
         guard let listener = launch.listener else {
             return try startOnPipes(launch, environment: environment, stderrPath: stderrPath, onEvent: onEvent)
         }

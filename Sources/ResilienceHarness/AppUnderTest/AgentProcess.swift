@@ -113,8 +113,8 @@ public final class AgentProcess: Sendable {
 
     /// Starts the app as `launch` says (its `AppLaunch.Variable`s in its environment),
     /// waits for its connection when it connects over TCP, and says `hello`: the protocol
-    /// version, `storage` (the app's directory, kept across relaunches) and how the
-    /// previous process on it ended. Returns once the app answered with a hello of the
+    /// version, `storage` (the app's directory, kept across relaunches), how the
+    /// previous process on it ended and, over HTTPS, the CA to trust (`AppLaunch.caFile`). Returns once the app answered with a hello of the
     /// same protocol version (`hello`). What the launched process writes on stderr (and,
     /// when the app connects over TCP, on stdout) appends to `stderrPath`, by default a new
     /// file in the temporary directory that goes with the handle. `onEvent` gets each event
@@ -131,7 +131,8 @@ public final class AgentProcess: Sendable {
             let reply: AppReplyValue
             do {
                 reply = try await process.send(
-                    .hello(protocol: AppProtocol.version, storage: storage, after: after), timeout: helloTimeout)
+                    .hello(protocol: AppProtocol.version, storage: storage, after: after, caFile: launch.caFile),
+                    timeout: helloTimeout)
             } catch {
                 switch error {
                 case .timedOut: throw AgentProcessError.noHello(seconds: helloTimeout.seconds)

@@ -21,6 +21,10 @@ public struct AppLaunch: Sendable {
     /// place, and the command that copies it before each read; nil: hello's `storage` is a
     /// local directory, read where it is.
     public var remoteStorage: RemoteStorage?
+    /// The absolute path of the run's CA certificate (PEM) when the scenarios' origin
+    /// serves HTTPS (`--https`): hello's `caFile` and the launch's `DEADZONE_CA_FILE`;
+    /// nil over plain HTTP.
+    public var caFile: String?
 
     /// A launch.
     public init(
@@ -60,6 +64,8 @@ public struct AppLaunch: Sendable {
         public static let storage = "DEADZONE_STORAGE"
         /// How the previous process ended: `clean`, `crash`, `userForceQuit`, … (hello's `after`).
         public static let relaunch = "DEADZONE_RELAUNCH"
+        /// The run's CA certificate (PEM) to trust, when the origin serves HTTPS (hello's `caFile`).
+        public static let caFile = "DEADZONE_CA_FILE"
         /// For a kill command: the app's process id (its hello's `pid`, else the launched process's).
         public static let appPID = "DEADZONE_APP_PID"
         /// For a kill command: what the kill plays: `crash`, `memoryPressure`, `userForceQuit`,

@@ -227,7 +227,8 @@ extension AppProtocolSchema {
           "required": ["type", "id", "name", "protocol", "storage", "after"],
           "properties": {
             "type": {"const": "command"}, "id": {"$ref": "#/$defs/id"}, "name": {"const": "hello"},
-            "protocol": {"type": "integer"}, "storage": {"type": "string"}, "after": {"$ref": "#/$defs/relaunchKind"}
+            "protocol": {"type": "integer"}, "storage": {"type": "string"}, "after": {"$ref": "#/$defs/relaunchKind"},
+            "caFile": {"type": "string"}
           }
         },
         {

@@ -35,9 +35,17 @@ public struct HarnessOptions: Sendable {
     /// stdin/stdout and SIGKILL (`--launch`, `--agent-listen`, `--kill`); its `command`
     /// replaces `app` when given.
     public var launch: AppLaunch? = nil
+    /// Serve every scenario's origin and license server over HTTPS with a certificate of
+    /// this run's CA, and give the app its `caFile` (`--https`); nil: plain HTTP.
+    public var https: HarnessHTTPS? = nil
 
-    /// What a launch runs: `launch` when given, else `app` on stdin/stdout.
-    var appLaunch: AppLaunch { launch ?? AppLaunch(command: app) }
+    /// What a launch runs: `launch` when given, else `app` on stdin/stdout; told the CA
+    /// to trust when the run serves HTTPS.
+    var appLaunch: AppLaunch {
+        var launch = launch ?? AppLaunch(command: app)
+        launch.caFile = https?.caFile
+        return launch
+    }
 
     /// Creates options; defaults as DESIGN.md §5 states them.
     public init(
@@ -136,7 +144,7 @@ public enum HarnessRunner {
                 if case .harness(.helloAnswered(let app, _)) = entry.event { return app }
                 return nil
             }.first,
-            jobs: jobs)
+            jobs: jobs, https: options.https == nil ? nil : true)
         let trace = merged.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
         let scenarios = results.compactMap { $0 }
         let coverage = SituationModel.runCoverage(scenarios.compactMap { result in result.coverage.map { (result.name, $0) } })

@@ -29,8 +29,14 @@ final class ScenarioNetwork: Sendable {
     let catalog: Catalog
     /// The link each interface was given.
     let links: [InterfaceKind: InterfaceLink]
+    /// `https` when the origin serves TLS (`HarnessHTTPS`), else `http`: the scheme of
+    /// every URL the harness gives the app.
+    let scheme: String
 
-    private init(origin: OriginServer, conditioner: LinkConditioner, links: [InterfaceKind: InterfaceLink]) {
+    private init(
+        origin: OriginServer, conditioner: LinkConditioner, links: [InterfaceKind: InterfaceLink], scheme: String
+    ) {
+        self.scheme = scheme
         self.origin = origin
         self.conditioner = conditioner
         self.links = links
@@ -50,9 +56,12 @@ final class ScenarioNetwork: Sendable {
     ///   - focus: the interface whose rate sizes the content: the clear video's lowest
     ///     variant takes about `targetSeconds` on it, and so does each of the two long
     ///     videos (`large`, `large-b`) when both share it.
+    ///   - tls: the run's CA when the origin serves HTTPS (on the same port: a connection
+    ///     whose first byte after the conditioner's PROXY line is a TLS handshake speaks
+    ///     TLS); nil: plain HTTP.
     static func start(
         profile: Profile, focus: InterfaceKind, targetSeconds: Double, seed: UInt64, collector: TraceCollector,
-        interfacesStart: InterfacesStart = .heldDown
+        interfacesStart: InterfacesStart = .heldDown, tls: RunCertificateAuthority? = nil
     ) async throws -> ScenarioNetwork {
         let links = Dictionary(uniqueKeysWithValues: InterfaceKind.allCases.map { kind in
             (kind, shaped(profile.initial[kind]?.link ?? InterfaceSetup.defaultSetup(for: kind).link))
@@ -74,6 +83,7 @@ final class ScenarioNetwork: Sendable {
         configuration.videos = videos(catalogConfiguration)
         configuration.threads = 1
         configuration.clock = MonotonicClock()
+        configuration.tls = tls
         let origin = try await OriginServer.start(configuration: configuration)
         var initial: [InterfaceKind: InterfaceSetup] = [:]
         for (kind, link) in links {
@@ -89,7 +99,7 @@ final class ScenarioNetwork: Sendable {
             playTimeline: true, holds: holds, epoch: collector.epoch, countsRefusals: true)
         do {
             let conditioner = try await LinkConditioner.start(configuration: conditionerConfiguration, sink: collector)
-            return ScenarioNetwork(origin: origin, conditioner: conditioner, links: links)
+            return ScenarioNetwork(origin: origin, conditioner: conditioner, links: links, scheme: tls == nil ? "http" : "https")
         } catch {
             try? await origin.stop()
             throw error
@@ -99,7 +109,7 @@ final class ScenarioNetwork: Sendable {
     /// The catalog entry of `video` and the URL it is served at.
     func document(_ video: String) -> (VideoDocument, String)? {
         guard let entry = catalog.video(withID: video) else { return nil }
-        return (VideoDocument(entry, in: catalog), "http://127.0.0.1:\(origin.port)/videos/\(video)")
+        return (VideoDocument(entry, in: catalog), "\(scheme)://127.0.0.1:\(origin.port)/videos/\(video)")
     }
 
     /// Stops the conditioner and the origin.

@@ -73,7 +73,7 @@ struct ScenarioRun {
         do {
             network = try await ScenarioNetwork.start(
                 profile: profile, focus: scenario.focus, targetSeconds: scenario.targetSeconds, seed: seed,
-                collector: collector, interfacesStart: scenario.interfacesStart)
+                collector: collector, interfacesStart: scenario.interfacesStart, tls: options.https?.authority)
         } catch {
             return .failed(failed("could not start the scenario's origin and conditioner: \(error)", start: start))
         }

@@ -11,8 +11,10 @@ extension GateCommand {
         guard runs >= CalibrationRule.minimumRuns else { exitBadInput(CalibrationError.tooFewRuns(runs).description) }
         let directory = options.out ?? "Reports/calibration"
         var reports: [RunReport] = []
+        var suite = suite
         for index in 1...runs {
             print("calibration run \(index) of \(runs)")
+            if options.https { suite.httpsDirectory = directory + "/run-\(index)" }
             let run: HarnessRun
             do { run = try await suite.run() } catch { exitBadInput(error.description) }
             let files = try SuiteRun.write(run, comparison: nil, to: directory + "/run-\(index)")

@@ -61,6 +61,8 @@ struct GateCommand: AsyncParsableCommand {
             timeLimitSeconds: options.timeLimit, misbehavior: nil, agentCommand: options.agent, progressOnStandardError: false,
             jobs: options.jobs)
         suite.launching = options.launching
+        let early = options.https && calibrate == nil ? options.out ?? suite.defaultDirectory() : nil
+        suite.httpsDirectory = early
         do {
             (suite.shard, suite.shardSeconds) = (try sharding.spec(), try sharding.measuredSeconds(fallback: current.seconds ?? [:]))
         } catch { exitBadInput(error.description) }
@@ -71,6 +73,7 @@ struct GateCommand: AsyncParsableCommand {
         suite.shardIdentity = [
             "command": "gate", "partial": String(partial), "baseline": ShardOptions.baselineDigest(baseline),
         ]
+        if options.https { suite.shardIdentity["https"] = "true" }
         if let calibrate { return try await calibrateBaseline(runs: calibrate, suite: suite, previous: current) }
         let (profileName, names): (String, [String])
         do { (profileName, names) = (try suite.loadProfile().name, try suite.scenarios().map(\.name)) } catch {
@@ -84,7 +87,7 @@ struct GateCommand: AsyncParsableCommand {
         let run: HarnessRun
         do { run = try await suite.run() } catch { exitBadInput(error.description) }
         let comparison = GateComparison(report: run.report, baseline: current, onlyScenariosRun: partial || suite.shard != nil)
-        let directory = options.out ?? SummaryTable.defaultDirectory(profile: run.report.run.profile)
+        let directory = early ?? options.out ?? SummaryTable.defaultDirectory(profile: run.report.run.profile)
         let note = ["Compared with \(baseline).", current.concurrencyNote(jobs: run.report.run.jobs ?? 1)].compactMap { $0 }
         let files = try SuiteRun.write(run, comparison: comparison, baselineNote: note.joined(separator: " "), to: directory)
         print("\n" + SummaryTable.render(run.report) + "\n")

@@ -50,16 +50,19 @@ struct RunCommand: AsyncParsableCommand {
             timeLimitSeconds: options.timeLimit, misbehavior: misbehave, agentCommand: options.agent, progressOnStandardError: json,
             jobs: options.jobs)
         suite.launching = options.launching
+        let early = options.https ? options.out ?? suite.defaultDirectory() : nil
+        suite.httpsDirectory = early
         do {
             (suite.shard, suite.shardSeconds) = (try sharding.spec(), try sharding.measuredSeconds())
         } catch { exitBadInput(error.description) }
         suite.shardIdentity = ["command": "run", "partial": String(partial)]
+        if options.https { suite.shardIdentity["https"] = "true" }
         let result: HarnessRun
         do { result = try await suite.run() } catch { exitBadInput(error.description) }
         let (comparison, note, warning) = GateComparison.forRun(
             result.report, baselinePath: baseline, partial: partial || suite.shard != nil)
         if let warning { FileHandle.standardError.writeSurvivingSignals(Data("warning: \(warning)\n".utf8)) }
-        let directory = options.out ?? SummaryTable.defaultDirectory(profile: result.report.run.profile)
+        let directory = early ?? options.out ?? SummaryTable.defaultDirectory(profile: result.report.run.profile)
         let files = try SuiteRun.write(result, comparison: comparison, baselineNote: note, to: directory)
         if json {
             FileHandle.standardOutput.writeSurvivingSignals(try ReportJSON.encode(result.report))
@@ -101,6 +104,11 @@ struct SuiteOptions: ParsableArguments {
         discussion: "Any executable that speaks the app protocol (docs/app-protocol.md) on stdin/stdout, e.g. --agent 'python3 examples/agents/python/agent.py'. It is started again after every kill.",
         valueName: "command"))
     var agent: String?
+
+    @Flag(help: ArgumentHelp(
+        "Serve each scenario's origin and license server over HTTPS, with a certificate of a CA made for the run.",
+        discussion: "The CA's certificate is written as ca.pem in the report directory before the first scenario starts; the app is told its path in hello's caFile and in DEADZONE_CA_FILE, and the URLs it is given are https://. Requests still go through the conditioner's interfaces."))
+    var https = false
 
     @OptionGroup var launching: LaunchOptions
 }

@@ -28,10 +28,21 @@ struct SuiteRun {
     var shardIdentity: [String: String] = [:]
     /// `--launch`, `--kill`, `--agent-listen`.
     var launching: LaunchOptions? = nil
+    /// `--https`: the run's output directory, where the run's CA certificate (`ca.pem`) is
+    /// written before the first scenario; nil: the scenarios are served over plain HTTP.
+    var httpsDirectory: String? = nil
 
     /// Bad input: exit 2 with a message that says what to do.
     struct BadInput: Error, CustomStringConvertible {
         var description: String
+    }
+
+    /// The default report directory (`Reports/<timestamp>-<profile>`) from now, for a run
+    /// that needs it before it plays (`--https` writes its CA there); the profile's file
+    /// name when the profile cannot be read (the run then stops on it).
+    func defaultDirectory() -> String {
+        let name = (try? loadProfile().name) ?? ((profilePath as NSString).lastPathComponent as NSString).deletingPathExtension
+        return SummaryTable.defaultDirectory(profile: name)
     }
 
     /// The profile, or a `BadInput` naming the file and the problem.
@@ -55,6 +66,11 @@ struct SuiteRun {
         var scenarios = try scenarios()
         var options = try harnessOptions(profile: profile, seed: seed ?? profile.seed)
         options.launch = try launching?.appLaunch(app: options.app, agentGiven: agentCommand != nil || misbehavior != nil)
+        if let httpsDirectory {
+            do { options.https = try HarnessHTTPS.make(writingCAInto: httpsDirectory) } catch {
+                throw BadInput(description: error.description)
+            }
+        }
         // The listener is the run's: its accept thread and port end with the run.
         defer { options.launch?.listener?.close() }
         if shard != nil, Set(scenarios.map(\.name)).count != scenarios.count {

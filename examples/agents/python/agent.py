@@ -10,6 +10,9 @@ TCP connection to that address, whose first line carries DEADZONE_TOKEN:
     bench --profile Profiles/flaky-wifi.yaml --agent-listen 127.0.0.1:0 \
         --launch 'exec python3 examples/agents/python/agent.py'
 
+Under `bench --https` the URLs it is given are https://, and it trusts the CA that
+hello's `caFile` (or DEADZONE_CA_FILE) names (transport.py).
+
 This file is the command loop: it waits for `hello`, restores the storage directory,
 and hands each command to the engine (engine.py). Commands that may take a while
 (`prepareForBackground`, `cancel`, `delete`) run on their own thread and reply when
@@ -17,6 +20,7 @@ they took effect; the harness matches replies by id.
 """
 
 import os
+import ssl
 import sys
 import threading
 
@@ -25,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from engine import Engine, Refused  # noqa: E402
 from protocol import CAPABILITIES, VERSION, Wire, connect, log, read_commands  # noqa: E402
 from store import Store  # noqa: E402
+import transport  # noqa: E402
 
 APP = "deadzone-python-example 1.0"
 
@@ -41,6 +46,13 @@ class Agent:
             self.wire.refuse(command["id"], f"this app speaks protocol {VERSION}, not {command.get('protocol')}")
             sys.exit(2)
         after = command.get("after", "clean")
+        ca_file = command.get("caFile") or os.environ.get("DEADZONE_CA_FILE")
+        if ca_file:  # the run serves HTTPS with a CA of its own
+            try:
+                transport.use_ca_file(ca_file)
+            except (OSError, ssl.SSLError) as error:
+                self.wire.refuse(command["id"], f"caFile {ca_file}: cannot load the CA certificate: {error}")
+                sys.exit(2)
         self.engine = Engine(Store(command["storage"]), self.wire)
         self.wire.reply(command["id"], protocol=VERSION, app=APP, capabilities=CAPABILITIES, pid=os.getpid())
         self.wire.event("launched", pid=os.getpid(), after=after)

@@ -1,6 +1,11 @@
 """HTTP/1.1 through one network interface: connect to the conditioner's endpoint for
 that interface (`host:port` from `setPath`), keep the URL's authority in `Host`.
 
+An `https://` URL is sent over TLS on that same connection: the socket to the endpoint
+is wrapped with the URL's host as the server name, and the certificate is checked
+against the CA hello's `caFile` names (`use_ca_file`), else the system's; verification
+is never turned off.
+
 Every request is an `Attempt` the engine can abort from another thread (pause, cancel,
 the interface went away): `abort` shuts the socket down and the reader sees `Aborted`.
 A read that gets no byte for `STALL_SECONDS` raises `NetworkError` (a stall).
@@ -11,11 +16,42 @@ library's `http` package, which this one uses.
 
 import http.client
 import socket
+import ssl
 import threading
 from urllib.parse import urlsplit
 
 STALL_SECONDS = 4.0
 CHUNK = 64 * 1024
+
+# The TLS context of https:// URLs: the system's trust roots until `use_ca_file`.
+_tls_context = None
+
+
+def use_ca_file(path):
+    """Trusts the CA certificate (PEM) at `path` alone for https:// URLs (hello's `caFile`)."""
+    global _tls_context
+    _tls_context = ssl.create_default_context(cafile=path)
+
+
+def tls_context():
+    """The context https:// connections are wrapped with: certificate and host name checked."""
+    global _tls_context
+    if _tls_context is None:
+        _tls_context = ssl.create_default_context()
+    return _tls_context
+
+
+class EndpointTLSConnection(http.client.HTTPConnection):
+    """HTTP/1.1 over TLS to an interface's endpoint: TCP to the endpoint, then TLS whose
+    server name (and the name the certificate must carry) is the URL's host."""
+
+    def __init__(self, host, port, server_hostname, timeout):
+        super().__init__(host, port, timeout=timeout)
+        self.server_hostname = server_hostname
+
+    def connect(self):
+        super().connect()
+        self.sock = tls_context().wrap_socket(self.sock, server_hostname=self.server_hostname)
 
 
 class NetworkError(Exception):
@@ -69,16 +105,25 @@ class Attempt:
         self.aborted = False
         self.was_cut = False
         self._conn = None
+        self._target = None
         self._lock = threading.Lock()
 
-    def connection(self):
-        """The open connection, or a new one to the interface's endpoint; Aborted once aborted."""
+    def connection(self, scheme="http", hostname=None):
+        """The open connection, or a new one to the interface's endpoint (over TLS to
+        `hostname` for `https`); Aborted once aborted."""
         with self._lock:
             if self.aborted:
                 raise Aborted()
+            if self._conn is not None and self._target != (scheme, hostname):
+                stale, self._conn = self._conn, None
+                stale.close()
             if self._conn is None:
                 host, port = self.interface["endpoint"].rsplit(":", 1)
-                self._conn = http.client.HTTPConnection(host, int(port), timeout=STALL_SECONDS)
+                if scheme == "https":
+                    self._conn = EndpointTLSConnection(host, int(port), hostname, STALL_SECONDS)
+                else:
+                    self._conn = http.client.HTTPConnection(host, int(port), timeout=STALL_SECONDS)
+                self._target = (scheme, hostname)
             return self._conn
 
     def drop(self):
@@ -116,7 +161,7 @@ def open_response(attempt, url, method="GET", body=None, headers=None):
     if body is not None:
         all_headers["Content-Type"] = "application/json"
     for tries_left in (1, 0):
-        conn = attempt.connection()
+        conn = attempt.connection(parts.scheme, parts.hostname)
         reused = conn.sock is not None
         try:
             conn.request(method, target, body=body, headers=all_headers)
