@@ -64,7 +64,7 @@ final class CommandLoop: @unchecked Sendable {
         }
         let description: AppDescription
         do {
-            description = try app.launch(Launch(storage: storage, after: after), events: events)
+            description = try app.launch(Launch(storage: storage, after: after, caFile: fields.string("caFile")), events: events)
         } catch {
             refuse(id, "\(error)")
             return .goOn

@@ -15,6 +15,9 @@ public struct Launch: Sendable, Equatable {
     public var storage: String
     /// How the previous process on it ended.
     public var after: RelaunchKind
+    /// The CA certificate (PEM) of a run served over HTTPS (`bench --https`): the app's
+    /// HTTP client trusts it for the run's origin. Nil over plain HTTP.
+    public var caFile: String?
 }
 
 /// A capability an app declares in its hello reply (docs/app-protocol.md, "Capabilities").

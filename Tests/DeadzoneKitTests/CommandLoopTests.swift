@@ -18,6 +18,17 @@ import Testing
         #expect(app.calls == ["launch /tmp/s crash", "didLaunch"])
     }
 
+    @Test func helloHandsTheAppTheRunsCAWhenItIsServedOverHTTPS() throws {
+        let app = RecordingApp()
+        let pipe = KitPipe(app: app)
+        pipe.send(["type": "command", "id": 1, "name": "hello", "protocol": 1, "storage": "/tmp/s", "after": "clean",
+                   "caFile": "/tmp/run/ca.pem"])
+        _ = try pipe.next()
+        #expect(app.launches == [Launch(storage: "/tmp/s", after: .clean, caFile: "/tmp/run/ca.pem")])
+        _ = try KitPipe(app: app).hello()
+        #expect(app.launches.last?.caFile == nil)
+    }
+
     @Test func aCommandBeforeHelloIsRefusedAndReachesNoApp() throws {
         let app = RecordingApp()
         let pipe = KitPipe(app: app)

@@ -54,6 +54,8 @@ final class RecordingApp: DeadzoneApp, @unchecked Sendable {
     private let lock = NSLock()
     private var recorded: [String] = []
     var calls: [String] { lock.withLock { recorded } }
+    private var launchesSeen: [Launch] = []
+    var launches: [Launch] { lock.withLock { launchesSeen } }
     var events: DeadzoneEvents?
     var lastRequest: DownloadRequest?
     var lastPath: [NetworkInterface] = []
@@ -67,6 +69,7 @@ final class RecordingApp: DeadzoneApp, @unchecked Sendable {
 
     func launch(_ launch: Launch, events: DeadzoneEvents) throws -> AppDescription {
         record("launch \(launch.storage) \(launch.after.rawValue)")
+        lock.withLock { launchesSeen.append(launch) }
         self.events = events
         return AppDescription(name: "recording 1.0", capabilities: [.pause, .inspect, .licenses])
     }
@@ -78,6 +81,7 @@ final class RecordingApp: DeadzoneApp, @unchecked Sendable {
     func setForeground(_ foreground: Bool) throws { record("setForeground \(foreground)") }
     func prepareForBackground() throws -> [String: String] {
         record("prepareForBackground")
+        // blocking-ok: the kit calls prepareForBackground on a thread of its own (CommandLoop), never on the pool
         if holdsBackground { backgroundGate.wait() }
         return ["d1": "the license server did not answer"]
     }

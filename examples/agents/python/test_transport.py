@@ -100,6 +100,23 @@ class TransportTests(unittest.TestCase):
         with self.assertRaises(transport.Aborted):  # an aborted attempt starts nothing more
             transport.fetch_bytes(attempt, "http://o/a", lambda n: None)
 
+    def test_nothing_read_after_an_abort_is_written(self):
+        # Aborted while writing its first chunk: what http.client had buffered already
+        # must not reach the file (the download's next attempt may be writing it).
+        chunk = transport.CHUNK
+        transport.CHUNK = 512
+        self.addCleanup(setattr, transport, "CHUNK", chunk)
+        attempt = transport.Attempt(self.interface)
+        written = []
+
+        def write(data):
+            written.append(data)
+            attempt.abort()
+
+        with self.assertRaises(transport.Aborted):
+            transport.stream(attempt, transport.open_response(attempt, "http://o/a"), write, lambda n: None)
+        self.assertEqual(len(written), 1)
+
     def test_cut_fails_a_read_in_progress_as_a_network_error(self):
         transport.STALL_SECONDS = 5.0
         attempt = transport.Attempt(self.interface)

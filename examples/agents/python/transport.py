@@ -189,6 +189,12 @@ def stream(attempt, response, write, on_bytes):
     try:
         while True:
             chunk = response.read(CHUNK)
+            if attempt.aborted:
+                # Bytes read after an abort (buffered before the socket was shut down: by
+                # http.client, or decrypted by TLS) are not written: the download's next
+                # attempt may be writing the same file already.
+                attempt.drop()
+                raise Aborted()
             if not chunk:
                 break
             write(chunk)
