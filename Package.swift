@@ -128,6 +128,7 @@ let package = Package(
             name: "bench",
             dependencies: [
                 "BenchCore",
+                "BenchVocabulary",
                 "LinkConditioner",
                 "FixtureOrigin",
                 "OfflineDownloads",

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BenchCore
+import BenchVocabulary
 import FixtureOrigin
 import Foundation
 
@@ -54,7 +55,24 @@ struct OriginCommand: AsyncParsableCommand {
         valueName: "ca-file"))
     var https: String?
 
+    @Option(name: .customLong("interface"), help: ArgumentHelp(
+        "Name the interface a PROXY-header destination stands for, as NAME=HOST:PORT (repeatable).",
+        discussion: "bench proxy --proxy-protocol sends each connection's listener as the destination: --interface wifi=127.0.0.2:8081 names the requests that came through that listener wifi in the request log. Unnamed destinations are logged as HOST:PORT.",
+        valueName: "name=host:port"))
+    var interfaces: [String] = []
+
+    @Option(help: ArgumentHelp(
+        "Append every request to this file as a JSON line (path, status, bytes, and the interface it came through).",
+        valueName: "file"))
+    var requestLog: String?
+
     func validate() throws {
+        for entry in interfaces {
+            let parts = entry.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, !parts[0].isEmpty, parts[1].contains(":") else {
+                throw ValidationError("--interface \(entry): expected NAME=HOST:PORT, e.g. wifi=127.0.0.2:8081")
+            }
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard sizeScale > 0, sizeScale <= 10 else { throw ValidationError("--size-scale must be in (0, 10]") }
         if let duration {
@@ -83,8 +101,18 @@ struct OriginCommand: AsyncParsableCommand {
                 exitBadInput("--https \(https): cannot make or write the run's CA certificate: \(error)")
             }
         }
+        for entry in interfaces {
+            let parts = entry.split(separator: "=", maxSplits: 1)
+            configuration.interfaces[String(parts[1])] = String(parts[0])
+        }
+        let log: RequestLogFile?
+        do { log = try requestLog.map(RequestLogFile.init(path:)) } catch { exitBadInput("--request-log \(requestLog ?? ""): \(error)") }
+        var sink: (@Sendable (OriginRequestRecord) -> Void)?
+        if let log { sink = { log.append($0) } }
         let server: OriginServer
-        do { server = try await OriginServer.start(configuration: configuration) } catch let error as ContentError {
+        do {
+            server = try await OriginServer.start(configuration: configuration, requestSink: sink)
+        } catch let error as ContentError {
             exitBadInput("\(error)")
         } catch {
             exitWithError("cannot listen on \(host):\(port): \(error)", code: 1)
@@ -104,6 +132,7 @@ struct OriginCommand: AsyncParsableCommand {
         await waitForInterrupt(orAfter: duration.flatMap { try? Units.parseDuration($0) })
         let served = server.requestLog.count
         try await server.stop()
+        log?.close()
         print("served \(served) requests")
     }
 }

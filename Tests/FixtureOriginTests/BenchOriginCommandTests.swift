@@ -76,4 +76,51 @@ struct BenchOriginCommandTests {
         origin.send(SIGTERM)
         #expect(await origin.exit() == .exited(0), "bench origin should stop cleanly on SIGTERM")
     }
+
+    /// `--request-log FILE` writes every request as a JSON line; `--interface NAME=HOST:PORT`
+    /// names the requests whose PROXY header gives that destination (the listener of `bench
+    /// proxy --proxy-protocol`); a request without one is logged with no interface.
+    @Test func theRequestLogNamesTheInterfaceOfEachRequest() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let out = directory.path + "/origin.out", requests = directory.path + "/requests.jsonl"
+        let origin = try ChildProcess.spawn(
+            try Self.bench(),
+            ["origin", "--port", "0", "--size-scale", "0.01", "--interface", "wifi=127.0.0.2:9001", "--request-log", requests,
+             "--duration", "120s"],
+            stdout: .file(out))
+        defer { origin.send(SIGKILL) }
+        var printed = ""
+        await eventually("bench origin printing its URL (running: \(origin.isRunning), printed: \(printed))") {
+            printed = String(decoding: FileManager.default.contents(atPath: out) ?? Data(), as: UTF8.self)
+            return printed.contains("hash manifest") && printed.hasSuffix("\n")
+        }
+        let first = try #require(printed.split(separator: "\n").first, "bench origin printed nothing")
+        let port = try #require(first.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) }, "\(first)")
+
+        let proxied = try RawHTTPConnection(port: port, timeoutSeconds: 30)
+        try proxied.send("PROXY TCP4 127.0.0.1 127.0.0.2 40000 9001\r\nGET /videos/clear/master.m3u8 HTTP/1.1\r\nHost: o\r\n\r\n")
+        #expect(try await proxied.readResponse()?.status == 200)
+        let direct = try RawHTTPConnection(port: port, timeoutSeconds: 30)
+        try direct.request("GET", "/videos")
+        #expect(try await direct.readResponse()?.status == 200)
+
+        var lines: [[String: Any]] = []
+        await eventually("both requests in \(requests)") {
+            let text = String(decoding: FileManager.default.contents(atPath: requests) ?? Data(), as: UTF8.self)
+            lines = text.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            return lines.count == 2
+        }
+        let master = try #require(lines.first { $0["path"] as? String == "/videos/clear/master.m3u8" })
+        #expect(master["interface"] as? String == "wifi" && master["status"] as? Int == 200, "\(master)")
+        let listing = try #require(lines.first { $0["path"] as? String == "/videos" })
+        #expect(listing["interface"] == nil, "\(listing)")
+        origin.send(SIGTERM)
+        #expect(await origin.exit() == .exited(0))
+
+        let refused = try await ChildProcess.run(try Self.bench(), ["origin", "--interface", "wifi"], timeout: .seconds(60))
+        #expect(refused.status == 2 && refused.stderr.contains("expected NAME=HOST:PORT"), "\(refused.stderr)")
+    }
 }
