@@ -40,7 +40,7 @@ import Testing
         #expect(report.run.https == true)
         let played = try #require(report.scenarios.first)
         #expect(played.verdicts.contains { $0.property == "license-before-background" && $0.outcome == .passed },
-                "\(played.verdicts)")
+                "error: \(played.error ?? "none"); failed: \(played.verdicts.filter(\.failed).map { "\($0.property): \($0.summary)" })")
         #expect(scratch.text(name + "/ca.pem").hasPrefix("-----BEGIN CERTIFICATE-----"))
         #expect(scratch.text(name + "/report.html").contains("HTTPS (--https)"))
         let origin = scratch.text(name + "/trace.jsonl").split(separator: "\n").compactMap { line -> [String: Any]? in

@@ -43,7 +43,7 @@ import Testing
             app: try benchAgent())
         let run = await HarnessRunner.run([probed], options: options)
         let result = try #require(run.report.scenarios.first)
-        #expect(result.error == nil && result.passed, "\(result.verdicts.filter(\.failed))")
+        #expect(result.error == nil && result.passed, "\(result.error ?? "no error"); \(result.verdicts.filter(\.failed))")
 
         // The harness records each change of the server's flag once made (`licenseServerBackground`).
         let changes = run.trace.compactMap { entry -> (t: UInt64, value: Bool)? in
