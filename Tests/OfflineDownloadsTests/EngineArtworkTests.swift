@@ -71,7 +71,11 @@ import Testing
             #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
             let isPoster = { (request: OriginRequestRecord) in request.path == "/videos/clear/poster.png" }
             let asked = try await fixture.server.requestLog(count: 3, where: isPoster).filter(isPoster).map(\.status)
-            #expect(asked == [503, 503, 200])
+            // Two refusals, then the poster. On a loaded machine a 200 whose body stalled
+            // past the engine's stall timeout is asked again (CI once saw 503, 503, 200, 200):
+            // what matters is that the failures were retried until one answer was stored.
+            #expect(asked.prefix(2) == [503, 503] && asked.count >= 3 && asked.dropFirst(2).allSatisfy { $0 == 200 },
+                    "\(asked)")
             let offline = try #require(await manager.offlineVideo(token))
             #expect(offline.playableOffline)
             let manifest = try fixture.server.store.hashManifest(videoIDs: ["clear"])
