@@ -3,6 +3,9 @@ import Foundation
 /// Turns the harness's lines into calls on the app and writes their replies. One line at
 /// a time, on the kit's command thread; `prepareForBackground`, `cancel` and `delete` are
 /// answered from a thread of their own.
+// @unchecked: `launched` is the only mutable state, read and written on the command thread
+// alone (`handle` and `hello`); the threads `handle` starts use only `app` (Sendable),
+// `writer` and `events` (each behind its own lock).
 final class CommandLoop: @unchecked Sendable {
     enum Outcome: Equatable { case goOn, exit(Int32) }
 

@@ -4,6 +4,8 @@ import Foundation
 /// method checks its line against the protocol before it writes it: a line the harness
 /// would refuse (and end the scenario over) is not written, and the method throws
 /// `KitError.invalid` saying why. The clock (`t`) is stamped here.
+// @unchecked: `states` is read and written only under `lock`, and `writer` is thread-safe
+// (its own lock). NSLock, not Mutex: Mutex needs iOS 18 / macOS 15, the kit builds for less.
 public final class DeadzoneEvents: @unchecked Sendable {
     private let writer: LineWriter
     private let lock = NSLock()

@@ -1,6 +1,8 @@
 import Foundation
 
 /// A command's fields, read with types; a missing or mistyped field refuses the command.
+// @unchecked: `values` is a `let` of what JSONSerialization made (strings, numbers, arrays,
+// dictionaries), which nothing mutates after parsing.
 struct Fields: @unchecked Sendable {
     private let values: [String: Any]
 

@@ -21,6 +21,7 @@ func diagnose(_ text: String) {
 }
 
 /// Writes whole JSON lines to the harness, one at a time, from any thread.
+// @unchecked: `closedBecause` is read and written only under `lock`; the rest is `let`.
 final class LineWriter: @unchecked Sendable {
     private let descriptor: Int32
     private let isSocket: Bool

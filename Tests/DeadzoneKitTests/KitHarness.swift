@@ -6,6 +6,8 @@ import Glibc
 
 /// The harness's side of a pipe: lines go to a `CommandLoop` as the harness would send
 /// them, and what the loop writes is read back as JSON objects.
+// @unchecked: `reader` is used by the one test that owns the pipe, on its own thread, one
+// call after another; `loop` is thread-safe as the kit uses it.
 final class KitPipe: @unchecked Sendable {
     let loop: CommandLoop
     private var reader: LineReader
@@ -50,6 +52,10 @@ struct KitTestFailure: Error, CustomStringConvertible {
 }
 
 /// An app that records the calls it gets and answers as told.
+// @unchecked: the kit calls it on the test's own thread (`KitPipe.send` runs `handle` there),
+// except `prepareForBackground`, `cancel` and `delete`, which touch only `record` (under
+// `lock`), `backgroundGate` (a semaphore) and `holdsBackground` (set before the command, and
+// the thread's start orders it).
 final class RecordingApp: DeadzoneApp, @unchecked Sendable {
     private let lock = NSLock()
     private var recorded: [String] = []

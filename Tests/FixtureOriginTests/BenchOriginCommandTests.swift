@@ -29,6 +29,31 @@ struct BenchOriginCommandTests {
         return file
     }
 
+    /// Starts `bench origin --port 0 --size-scale 0.01 … arguments` (its stdout in a file of
+    /// `directory`) and waits until it printed its listing: the process, the port the system
+    /// chose (the first line names the URL) and what it printed (the last line before it
+    /// serves names the manifest endpoint).
+    static func startOrigin(
+        _ arguments: [String], in directory: TemporaryDirectory
+    ) async throws -> (origin: ChildProcess, port: Int, printed: String) {
+        let log = directory.path + "/origin.out"
+        let origin = try ChildProcess.spawn(
+            try bench(), ["origin", "--port", "0", "--size-scale", "0.01", "--duration", "120s"] + arguments, stdout: .file(log))
+        var printed = ""
+        await eventually("bench origin printing its URL and the manifest endpoint (running: \(origin.isRunning), printed: \(printed))") {
+            printed = String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self)
+            return printed.contains("hash manifest") && printed.hasSuffix("\n")
+        }
+        do {
+            let first = try #require(printed.split(separator: "\n").first, "bench origin printed nothing")
+            let port = try #require(first.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) }, "\(first)")
+            return (origin, port, printed)
+        } catch {
+            origin.send(SIGKILL)
+            throw error
+        }
+    }
+
     @Test func refusesABadFaultsFileWithExitStatus2AndSaysWhere() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -50,21 +75,8 @@ struct BenchOriginCommandTests {
         let file = try Self.write(
             #"{"seed": 1, "rules": [{"id": "gone", "path": "/videos/online-only/**", "fault": {"type": "status", "code": 410}}]}"#,
             in: directory)
-        let log = directory.path + "/origin.out"
-        let origin = try ChildProcess.spawn(
-            try Self.bench(), ["origin", "--port", "0", "--size-scale", "0.01", "--faults", file, "--duration", "120s"],
-            stdout: .file(log))
+        let (origin, port, printed) = try await Self.startOrigin(["--faults", file], in: directory)
         defer { origin.send(SIGKILL) }
-
-        // The first line names the URL (the port was chosen by the system); the last line
-        // before it serves names the manifest endpoint.
-        var printed = ""
-        await eventually("bench origin printing its URL and the manifest endpoint (running: \(origin.isRunning), printed: \(printed))") {
-            printed = String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self)
-            return printed.contains("hash manifest") && printed.hasSuffix("\n")
-        }
-        let first = try #require(printed.split(separator: "\n").first, "bench origin printed nothing")
-        let port = try #require(first.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) }, "\(first)")
 
         let client = try RawHTTPConnection(port: port, timeoutSeconds: 30)
         try client.request("GET", "/videos/online-only/master.m3u8")
@@ -83,20 +95,10 @@ struct BenchOriginCommandTests {
     @Test func theRequestLogNamesTheInterfaceOfEachRequest() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let out = directory.path + "/origin.out", requests = directory.path + "/requests.jsonl"
-        let origin = try ChildProcess.spawn(
-            try Self.bench(),
-            ["origin", "--port", "0", "--size-scale", "0.01", "--interface", "wifi=127.0.0.2:9001", "--request-log", requests,
-             "--duration", "120s"],
-            stdout: .file(out))
+        let requests = directory.path + "/requests.jsonl"
+        let (origin, port, _) = try await Self.startOrigin(
+            ["--interface", "wifi=127.0.0.2:9001", "--request-log", requests], in: directory)
         defer { origin.send(SIGKILL) }
-        var printed = ""
-        await eventually("bench origin printing its URL (running: \(origin.isRunning), printed: \(printed))") {
-            printed = String(decoding: FileManager.default.contents(atPath: out) ?? Data(), as: UTF8.self)
-            return printed.contains("hash manifest") && printed.hasSuffix("\n")
-        }
-        let first = try #require(printed.split(separator: "\n").first, "bench origin printed nothing")
-        let port = try #require(first.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) }, "\(first)")
 
         let proxied = try RawHTTPConnection(port: port, timeoutSeconds: 30)
         try proxied.send("PROXY TCP4 127.0.0.1 127.0.0.2 40000 9001\r\nGET /videos/clear/master.m3u8 HTTP/1.1\r\nHost: o\r\n\r\n")

@@ -5,6 +5,7 @@ import Foundation
 /// any thread: `abort` (pause, cancel, the interface went away) stops what it is doing and
 /// makes it start nothing more; `cut` stops the transfer under way as a network error.
 /// Either way, once it returns no byte of that transfer reaches the disk.
+// @unchecked: `isAborted`, `isCut` and `current` are read and written only under `lock`.
 final class Attempt: @unchecked Sendable {
     let interface: NetworkInterface
     private let lock = NSLock()

@@ -7,6 +7,7 @@ import Darwin
 #endif
 
 /// The first error of the lanes of one try (taken from any lane's thread).
+// @unchecked: `errors` and `queue` are read and written only under `lock`.
 private final class LaneErrors: @unchecked Sendable {
     private let lock = NSLock()
     private var errors: [any Error] = []

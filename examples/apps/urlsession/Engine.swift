@@ -19,6 +19,8 @@ struct Runtime {
 /// Every download of the storage directory and what the operating system said last. One
 /// lock (a condition) for all of it: commands change state and wake the workers; each
 /// download's worker thread does the network and disk work outside the lock.
+// @unchecked: `records`, `runtime`, `interfaces` and the other `var`s are touched only while
+// holding `lock` (the condition above); `store`, `events` and `client` are thread-safe.
 final class Engine: @unchecked Sendable {
     static let farFuture = Date(timeIntervalSince1970: 64_092_211_200)  // 4001-01-01, a purchase's expiry
     /// How long a launch waits for the first setPath before it judges the network.

@@ -33,6 +33,7 @@ struct Fetched {
 /// every request through the interface's listener as a proxy; swift-corelibs-foundation
 /// (Linux) ignores that dictionary, so there each request's URL is the interface's
 /// listener (`NetworkInterface.routed`), which forwards to the origin by path.
+// @unchecked: `sessions` is read and written only under `lock`.
 final class HTTPClient: @unchecked Sendable {
     /// A read that gets no byte for this long is given up (a stall).
     static let stallSeconds: TimeInterval = 4
@@ -123,6 +124,7 @@ final class HTTPClient: @unchecked Sendable {
 }
 
 /// The session's delegate: hands each task's head, body and end to its `Transfer`.
+// @unchecked: `transfers` is read and written only under `lock`; each `Transfer` is thread-safe.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let lock = NSLock()
     private var transfers: [Int: Transfer] = [:]

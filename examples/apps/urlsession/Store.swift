@@ -12,6 +12,7 @@ import Foundation
 /// one: a SIGKILL at any instant leaves the previous index or the new one. A resource is
 /// stored once its file (renamed from `.part`) exists: the disk is the record of that.
 /// Thread-safe (one lock).
+// @unchecked: `index` is read and written only under `lock`; `storage` is a `let`.
 final class Store: @unchecked Sendable {
     /// The index's contents.
     struct Index: Codable {

@@ -14,6 +14,9 @@ enum BodyDestination: Sendable {
 
 /// One URLSession task and what it received, filled in by the session's delegate and
 /// waited on by the thread that asked for it.
+// @unchecked: every field changes under `condition`. The thread that asked reads `response`,
+// `body`, `received` and `error` only after `wait` returned `.completed`, which it saw under
+// `condition` after the delegate's last write (URLSession reports completion last).
 final class Transfer: @unchecked Sendable {
     let destination: BodyDestination
     private let onBytes: @Sendable (Int) -> Void

@@ -3,6 +3,7 @@ import Foundation
 
 /// The app the bench judges: an HLS offline downloader on URLSession. Each command of the
 /// app protocol goes to the engine, which exists once `hello` named the storage.
+// @unchecked: `started` is read and written only under `lock`.
 final class URLSessionApp: DeadzoneApp, @unchecked Sendable {
     static let name = "deadzone-urlsession-example 1.0"
     private let lock = NSLock()
