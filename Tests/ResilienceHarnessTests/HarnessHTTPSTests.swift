@@ -53,6 +53,66 @@ import Testing
         await network.stop()
     }
 
+    /// A client that opens a TLS connection through the interface's endpoint, writes
+    /// `open` once its handshake is done, and sends its request only once `go` exists: as
+    /// an HTTP client's pool opens a connection ahead and uses it later.
+    static let aheadClient = #"""
+        import os, socket, ssl, sys, time
+        directory, host, port, path = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+        context = ssl.create_default_context(cafile=directory + "/ca.pem")
+        with socket.create_connection((host, port)) as raw:
+            with context.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+                open(directory + "/open", "w").close()
+                while not os.path.exists(directory + "/go"):
+                    time.sleep(0.01)
+                tls.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
+                answer = b""
+                while chunk := tls.recv(65536):
+                    answer += chunk
+                print(answer.split(b"\r\n", 1)[0].decode())
+        """#
+
+    /// The conditioner stamps when the app began a request (`appSent`), the judge's
+    /// evidence of when it asked. On TLS the handshake's flights are not a request: a
+    /// connection opened ahead carries its request stamped when it was sent, not when
+    /// the handshake ended (a CI run failed an honest engine on that, its segment
+    /// request "sent" before the license it had waited for).
+    @Test func aRequestOnAConnectionOpenedAheadIsStampedWhenSentNotAtTheHandshake() async throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let https = try HarnessHTTPS.make(writingCAInto: directory)
+        let collector = TraceCollector().scenario("https")
+        let network = try await ScenarioNetwork.start(
+            profile: Self.profile, focus: .wifi, targetSeconds: 2, seed: 1, collector: collector,
+            interfacesStart: .asProfile, tls: https.authority)
+        do {
+            let wifi = try #require(network.conditioner.endpoints[.wifi])
+            let script = directory + "/ahead.py"
+            try Self.aheadClient.write(toFile: script, atomically: true, encoding: .utf8)
+            let path = "/videos/protected/master.m3u8"
+            let client = Task {
+                try await ChildProcess.run(
+                    "python3", [script, directory, wifi.host, String(wifi.port), path], timeout: .seconds(90))
+            }
+            #expect(await eventually("the client's handshake", within: 90) {
+                FileManager.default.fileExists(atPath: directory + "/open")
+            })
+            let opened = collector.now
+            FileManager.default.createFile(atPath: directory + "/go", contents: nil)
+            let outcome = try await client.value
+            #expect(outcome.status == 0 && outcome.stdout.hasPrefix("HTTP/1.1 200"), "\(outcome.stderr)")
+            await eventually("the request in the origin's log") { !network.origin.requestLog.isEmpty }
+            let sends = collector.entries.filter { if case .conditioner(.appSent) = $0.event { true } else { false } }
+            // One request, one stamp, taken after the handshake was done.
+            #expect(sends.count == 1, "\(sends)")
+            #expect(sends.allSatisfy { $0.t >= opened }, "handshake done at \(opened), stamps \(sends.map(\.t))")
+        } catch {
+            await network.stop()
+            throw error
+        }
+        await network.stop()
+    }
+
     @Test func overPlainHTTPTheURLsStayHTTP() async throws {
         let network = try await ScenarioNetwork.start(
             profile: Self.profile, focus: .wifi, targetSeconds: 2, seed: 1, collector: TraceCollector().scenario("http"),

@@ -36,9 +36,9 @@ final class ProxyConnection {
     private var heldFromAppBytes = 0
     /// Reading the app's side into `heldFromApp` (its interface blackholed).
     private var watchingHeldApp = false
-    /// The app's next read begins a message (`appSent`): true when the connection is
-    /// accepted and whenever bytes are delivered to the app.
-    private var appMayBegin = true
+    /// Which of the app's reads begin a message (`appSent`): the first request after the
+    /// connection is accepted or bytes are delivered to the app, a TLS handshake not one.
+    private var messages = AppMessageWatch()
     /// Reads the start of what the app sends until it tells a CONNECT request from
     /// anything else (`ConnectSniffer`); nil once it has.
     private var sniffer: ConnectSniffer?
@@ -130,6 +130,8 @@ final class ProxyConnection {
         if direction == .uplink {
             noteAppRead(chunk)
             if sniffer != nil { return sniff(chunk) }
+        } else {
+            messages.serverRead(UnsafeRawBufferPointer(start: chunk.base, count: chunk.length))
         }
         forward(chunk.whole, direction)
     }
@@ -183,7 +185,11 @@ final class ProxyConnection {
             return
         }
         answerTunnel(to: target)
-        if rest.count > 0 { forward(rest, .uplink) }
+        messages.tunnelOpened()
+        if rest.count > 0 {
+            noteAppRead(UnsafeRawBufferPointer(start: rest.chunk.base + rest.offset, count: rest.count))
+            forward(rest, .uplink)
+        }
     }
 
     /// A tunnel to `target` is open: recorded, and answered 200 through the link.
@@ -245,6 +251,10 @@ final class ProxyConnection {
         case let .tunnel(target, headBytes):
             asked = (target, true)
             firstUp = rest(after: headBytes)
+            messages.tunnelOpened()
+            if headBytes < chunk.length {
+                noteAppRead(UnsafeRawBufferPointer(start: chunk.base + headBytes, count: chunk.length - headBytes))
+            }
         case let .request(target, head, headBytes):
             asked = (target, false)
             firstUp = [ChunkSlice(copying: head, pool: core.pool)] + rest(after: headBytes)
@@ -351,9 +361,12 @@ final class ProxyConnection {
     /// Stamps the start of what the app sends (`appSent`) at the read, before the link
     /// delays it: the evidence of when the app asked, whenever the origin sees it.
     private func noteAppRead(_ chunk: Chunk) {
-        guard appMayBegin else { return }
-        appMayBegin = false
-        core.emit(.appSent(connection: id, interface: interface, bytes: chunk.whole.count))
+        noteAppRead(UnsafeRawBufferPointer(start: chunk.base, count: chunk.length))
+    }
+
+    private func noteAppRead(_ bytes: UnsafeRawBufferPointer) {
+        guard messages.appRead(bytes) else { return }
+        core.emit(.appSent(connection: id, interface: interface, bytes: bytes.count))
     }
 
     private func didReadWhileHeld(_ chunk: Chunk) {
@@ -404,7 +417,7 @@ final class ProxyConnection {
         self[direction].bytesInWrite += written
         self[direction].total += written
         stats[bytes: direction] += written
-        if direction == .downlink { appMayBegin = true }
+        if direction == .downlink { messages.delivered() }
         core.counters[interface]?[bytes: direction] += written
         if let stalled = self[direction].progressed(now: core.now) {
             core.emit(.flowResumed(connection: id, interface: interface, direction: direction,
