@@ -77,7 +77,10 @@ extension DownloadManager {
         }
         entries[token]?.renewalExchange = exchange
         let renewed = await exchange.value
-        entries[token]?.renewalExchange = nil
+        // Only its own: a renewal this one armed at once (due inside the lead) may have
+        // begun and recorded its exchange before this resumed, and prepareForBackground()
+        // must find that one to wait for it.
+        if entries[token]?.renewalExchange == exchange { entries[token]?.renewalExchange = nil }
         if !renewed {
             guard isForeground, !renewalsHeld, let lead = configuration.rentalRenewalLead, entries[token] != nil else { return }
             entries[token]?.renewalTimer = Task { [weak self] in
