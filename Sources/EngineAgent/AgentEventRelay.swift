@@ -33,6 +33,8 @@ struct AgentEventRelay {
     private(set) var claimedEarly: Set<String> = []
     /// Downloads whose engine `finished` is not told (it was, early).
     private var quietFinish: Set<String> = []
+    /// The media selections each download reported progress for.
+    private var selections: [String: Set<String>] = [:]
 
     init(misbehavior: AgentMisbehavior?) {
         self.misbehavior = misbehavior
@@ -47,6 +49,10 @@ struct AgentEventRelay {
             // Key files are a stream of the engine's plan, not a media selection: they come
             // first and whole, and the protocol's progress is per media selection.
             guard selection != DownloadPlan.keyStream else { return Output() }
+            // A download claimed done early was told at 100 %: the engine's own later
+            // fractions are not told (they would fall from 1).
+            guard !claimedEarly.contains(token.rawValue), !quietFinish.contains(token.rawValue) else { return Output() }
+            selections[token.rawValue, default: []].insert(selection)
             return Output(events: [.progress(download: token.rawValue, selection: selection, fraction: fraction)])
         case .licenseAcquired(let token, let expiration):
             return Output(events: [.licenseAcquired(download: token.rawValue, expiration: expiration)])
@@ -116,12 +122,17 @@ struct AgentEventRelay {
         }
     }
 
-    /// The early claim of `download`: `stateChanged` to downloaded and `finished`, once.
+    /// The early claim of `download`: progress 1 for each of its selections, `stateChanged`
+    /// to downloaded and `finished`, once. A whole lie, as an app that shows a download done
+    /// shows it at 100 %: only the package the harness reads can tell (`integrity`), never
+    /// the app's own progress (which would otherwise end short of 1 whenever the engine's
+    /// last progress report fell after the claim).
     mutating func markClaimedEarly(_ download: String, package: String) -> [AppEvent] {
         let from = reported[download] ?? .downloading
         claimedEarly.insert(download)
         reported[download] = .downloaded
-        return [.stateChanged(download: download, from: from, to: .downloaded), .finished(download: download, package: package)]
+        let full = (selections[download] ?? []).sorted().map { AppEvent.progress(download: download, selection: $0, fraction: 1) }
+        return full + [.stateChanged(download: download, from: from, to: .downloaded), .finished(download: download, package: package)]
     }
 
     /// The state last reported for `download`, if any.

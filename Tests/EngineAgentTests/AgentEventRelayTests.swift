@@ -78,12 +78,19 @@ struct AgentEventRelayTests {
         var relay = AgentEventRelay(misbehavior: .claimsDownloadedEarly)
         _ = relay.relay(.stateChanged(token, from: .requested, to: .downloading))
         relay.learn("t1", .init(items: 4, decoyDirectory: nil))
+        #expect(relay.relay(.progress(token, selection: "video", fraction: 0.5)).events.count == 1)
+        #expect(relay.relay(.progress(token, selection: "audio-en", fraction: 0.5)).events.count == 1)
         #expect(relay.claimEarly("t1", stored: 2, engineState: .downloading, package: "/s/p/master.m3u8").isEmpty)
+        // A whole lie: each selection at 100 %, then downloaded and its package.
         #expect(relay.claimEarly("t1", stored: 3, engineState: .downloading, package: "/s/p/master.m3u8") == [
+            .progress(download: "t1", selection: "audio-en", fraction: 1),
+            .progress(download: "t1", selection: "video", fraction: 1),
             .stateChanged(download: "t1", from: .downloading, to: .downloaded),
             .finished(download: "t1", package: "/s/p/master.m3u8"),
         ])
         #expect(!relay.mayClaimEarly("t1"))
+        // The engine's own fractions after the claim would fall from 1: not told.
+        #expect(relay.relay(.progress(token, selection: "video", fraction: 0.75)).events.isEmpty)
         // The engine's own changes until its real completion are not told, nor its finished.
         #expect(relay.relay(.stateChanged(token, from: .downloading, to: .suspended(.network))).events.isEmpty)
         #expect(relay.relay(.stateChanged(token, from: .suspended(.network), to: .downloading)).events.isEmpty)
