@@ -128,10 +128,10 @@ final class ProxyConnection {
 
     private func didRead(_ chunk: Chunk, _ direction: Direction) {
         if direction == .uplink {
-            noteAppRead(chunk)
+            noteAppRead(chunk.whole.bytes)
             if sniffer != nil { return sniff(chunk) }
         } else {
-            messages.serverRead(UnsafeRawBufferPointer(start: chunk.base, count: chunk.length))
+            messages.serverRead(chunk.whole.bytes)
         }
         forward(chunk.whole, direction)
     }
@@ -150,7 +150,7 @@ final class ProxyConnection {
     /// once it has decided.
     private func sniff(_ chunk: Chunk) {
         guard var sniffer else { return }
-        let outcome = sniffer.feed(UnsafeRawBufferPointer(start: chunk.base, count: chunk.length))
+        let outcome = sniffer.feed(chunk.whole.bytes)
         self.sniffer = outcome == .undecided ? sniffer : nil
         switch outcome {
         case .undecided:
@@ -185,11 +185,16 @@ final class ProxyConnection {
             return
         }
         answerTunnel(to: target)
+        tunnelBegins(rest)
+        if rest.count > 0 { forward(rest, .uplink) }
+    }
+
+    /// What the app sends from a CONNECT head's end on is the tunnel's own stream
+    /// (`AppMessageWatch`); `first`: its bytes read with the head, if any.
+    private func tunnelBegins(_ first: ChunkSlice?) {
         messages.tunnelOpened()
-        if rest.count > 0 {
-            noteAppRead(UnsafeRawBufferPointer(start: rest.chunk.base + rest.offset, count: rest.count))
-            forward(rest, .uplink)
-        }
+        guard let first, first.count > 0 else { return }
+        noteAppRead(first.bytes)
     }
 
     /// A tunnel to `target` is open: recorded, and answered 200 through the link.
@@ -222,7 +227,7 @@ final class ProxyConnection {
         watchingHeldApp = false
         client.stopReading()
         client.onRead = { [weak self] chunk in
-            self?.noteAppRead(chunk)
+            self?.noteAppRead(chunk.whole.bytes)
             self?.sniffRequest(chunk)
         }
         client.onReadEnd = { [weak self] error in
@@ -240,7 +245,7 @@ final class ProxyConnection {
     /// Feeds the first request's sniffer; once it is read, looks its host up.
     private func sniffRequest(_ chunk: Chunk) {
         guard readingRequest, var sniffer else { return }
-        let outcome = sniffer.feed(UnsafeRawBufferPointer(start: chunk.base, count: chunk.length))
+        let outcome = sniffer.feed(chunk.whole.bytes)
         self.sniffer = outcome == .undecided ? sniffer : nil
         func rest(after head: Int) -> [ChunkSlice] {
             head < chunk.length ? [ChunkSlice(chunk: chunk, offset: head, count: chunk.length - head)] : []
@@ -251,10 +256,7 @@ final class ProxyConnection {
         case let .tunnel(target, headBytes):
             asked = (target, true)
             firstUp = rest(after: headBytes)
-            messages.tunnelOpened()
-            if headBytes < chunk.length {
-                noteAppRead(UnsafeRawBufferPointer(start: chunk.base + headBytes, count: chunk.length - headBytes))
-            }
+            tunnelBegins(firstUp.first)
         case let .request(target, head, headBytes):
             asked = (target, false)
             firstUp = [ChunkSlice(copying: head, pool: core.pool)] + rest(after: headBytes)
@@ -360,17 +362,13 @@ final class ProxyConnection {
 
     /// Stamps the start of what the app sends (`appSent`) at the read, before the link
     /// delays it: the evidence of when the app asked, whenever the origin sees it.
-    private func noteAppRead(_ chunk: Chunk) {
-        noteAppRead(UnsafeRawBufferPointer(start: chunk.base, count: chunk.length))
-    }
-
     private func noteAppRead(_ bytes: UnsafeRawBufferPointer) {
         guard messages.appRead(bytes) else { return }
         core.emit(.appSent(connection: id, interface: interface, bytes: bytes.count))
     }
 
     private func didReadWhileHeld(_ chunk: Chunk) {
-        noteAppRead(chunk)
+        noteAppRead(chunk.whole.bytes)
         heldFromApp.append(chunk)
         heldFromAppBytes += chunk.whole.count
         if heldFromAppBytes >= Self.heldFromAppLimit { client.stopReading() }

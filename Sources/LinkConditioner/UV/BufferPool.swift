@@ -47,6 +47,8 @@ struct ChunkSlice {
     let count: Int
 
     var start: UnsafeMutableRawPointer { chunk.base + offset }
+    /// The slice's bytes, for reading while the slice is alive.
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: start, count: count) }
 
     init(chunk: Chunk, offset: Int, count: Int) {
         self.chunk = chunk
