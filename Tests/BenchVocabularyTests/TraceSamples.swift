@@ -75,6 +75,7 @@ enum TraceSamples {
         .interfaceSet(.wifi, up: true, mode: nil),
         .lifecycle(foreground: false),
         .licenseServerBackground(true),
+        .preparingForBackground,
         .preparedForBackground(unfinished: ["dl-2"]),
         .downloadRequested(video: "clear", download: "dl-1", allowsCellular: false, protected: false, error: nil),
         .downloadRequested(video: "clear", download: nil, allowsCellular: true, protected: true, error: "refused"),

@@ -7,7 +7,7 @@ import Testing
 @Suite struct PropertySuiteTests {
     @Test func everyPropertyHasAUniqueKebabCaseIDAndADescription() {
         let ids = Properties.all.map(\.id)
-        #expect(ids.count == 13)
+        #expect(ids.count == 14)
         #expect(Set(ids).count == ids.count)
         for property in Properties.all {
             #expect(property.id.allSatisfy { $0.isLowercase || $0 == "-" }, "\(property.id)")

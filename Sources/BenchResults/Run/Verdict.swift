@@ -34,10 +34,14 @@ public struct Evidence: Sendable, Hashable, Codable {
     public var t: UInt64
     /// What happened, in words (e.g. `download 3f2a… downloading → suspended(network)`).
     public var text: String
+    /// For a violation, the obligation it broke (docs/obligations.md), e.g. `hold-pause`;
+    /// nil for supporting evidence. Absent from the JSON when nil.
+    public var obligation: String?
 
-    /// Creates evidence.
-    public init(t: UInt64, _ text: String) {
+    /// Creates evidence; `obligation` names what a violation broke.
+    public init(t: UInt64, _ text: String, obligation: String? = nil) {
         self.t = t
         self.text = text
+        self.obligation = obligation
     }
 }

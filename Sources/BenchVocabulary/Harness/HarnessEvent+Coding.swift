@@ -10,7 +10,7 @@ extension HarnessEvent: Codable {
     /// The `type` of each case: the case's name.
     public enum Name: String, Codable, CaseIterable, Sendable {
         case scenarioStarted, scenarioFinished, pathGiven, pathAcknowledged, interfaceSet, lifecycle, licenseServerBackground
-        case preparedForBackground, downloadRequested, licenseKeyOf, userAction, allowsCellularSet, killed
+        case preparingForBackground, preparedForBackground, downloadRequested, licenseKeyOf, userAction, allowsCellularSet, killed
         case diskAtKill, leftAfterRemoval, diskWhilePaused, launched, helloAnswered, inspected, packageRead, agentExited, note
         case clientLaunched, clientExited, originFaultBegan, originFaultEnded, storageSynced
     }
@@ -32,6 +32,7 @@ extension HarnessEvent: Codable {
         case .interfaceSet: .interfaceSet
         case .lifecycle: .lifecycle
         case .licenseServerBackground: .licenseServerBackground
+        case .preparingForBackground: .preparingForBackground
         case .preparedForBackground: .preparedForBackground
         case .downloadRequested: .downloadRequested
         case .licenseKeyOf: .licenseKeyOf
@@ -76,6 +77,8 @@ extension HarnessEvent: Codable {
             try c.encode(foreground, forKey: .foreground)
         case let .licenseServerBackground(background):
             try c.encode(background, forKey: .background)
+        case .preparingForBackground:
+            break
         case let .preparedForBackground(unfinished):
             try c.encode(unfinished, forKey: .unfinished)
         case let .downloadRequested(video, download, allowsCellular, protected, error):
@@ -175,6 +178,8 @@ extension HarnessEvent: Codable {
             self = .lifecycle(foreground: try value(.foreground))
         case .licenseServerBackground:
             self = .licenseServerBackground(try value(.background))
+        case .preparingForBackground:
+            self = .preparingForBackground
         case .preparedForBackground:
             self = .preparedForBackground(unfinished: try value(.unfinished))
         case .downloadRequested:

@@ -29,6 +29,9 @@ public enum HarnessEvent: Sendable, Hashable {
     case lifecycle(foreground: Bool)
     /// The license server was told the app is (not) in the background.
     case licenseServerBackground(Bool)
+    /// The harness asked the app to get ready for the background (`prepareForBackground`
+    /// sent): from here the app knows a background is coming.
+    case preparingForBackground
     /// `prepareForBackground()` returned; `unfinished` names downloads without a license.
     case preparedForBackground(unfinished: [String])
     /// The user asked for a download of `video`; the engine answered `download`

@@ -87,7 +87,8 @@ extension DownloadManager {
         let license: License
         do {
             license = try await licenseClient.acquire(
-                assetID: key.assetID, keyID: key.keyID, terms: terms, at: endpoints, via: interface)
+                assetID: key.assetID, keyID: key.keyID, terms: terms, at: endpoints, via: interface,
+                stillForeground: { [weak self] in await self?.isForeground ?? false })
         } catch {
             // The network let the exchange down (no route, a reset, a captive portal's
             // page instead of the license): nothing is stored, and it is retried as an

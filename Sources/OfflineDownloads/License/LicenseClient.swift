@@ -65,15 +65,20 @@ public struct LicenseClient: Sendable {
         self.secret = secret
     }
 
-    /// Certificate, then license, over `interface`; the license is verified.
+    /// Certificate, then license, over `interface`; the license is verified. Between the
+    /// two, `stillForeground` is asked: an app sent to the background while its
+    /// certificate was on its way sends no license request (the guides: none in the
+    /// background) and throws `appInBackground`, to take the exchange up in the foreground.
     public func acquire(
         assetID: String, keyID: String, terms: LicenseTerms, at endpoints: LicenseEndpoints,
-        via interface: PathInterface?, nonce: String = UUID().uuidString
+        via interface: PathInterface?, nonce: String = UUID().uuidString,
+        stillForeground: @Sendable () async -> Bool = { true }
     ) async throws(LicenseFailure) -> License {
         let certificate = try await exchange(endpoints.certificate, body: nil, via: interface)
         guard (try? JSONDecoder().decode(CertificateResponse.self, from: Data(certificate))) != nil else {
             throw .invalidLicense("the certificate endpoint did not answer a certificate")
         }
+        guard await stillForeground() else { throw .appInBackground }
         let request = LicenseRequest(assetID: assetID, keyID: keyID, nonce: nonce, terms: terms)
         let answer = try await exchange(endpoints.license, body: Self.encode(request), via: interface)
         let license = try verified(answer, asset: assetID, key: keyID, nonce: nonce)

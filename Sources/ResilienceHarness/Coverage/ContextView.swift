@@ -50,7 +50,10 @@ struct ContextView {
             let path = OriginPath.normalized(key.licenseURL)
             let delivered = trace.originRequests.contains { $0.path == path && $0.start >= download.requestedAt && $0.t <= t
                 && $0.record.completed && $0.record.status == 200 }
-            let asked = trace.originRequests.contains { $0.path == path && $0.start >= download.requestedAt && $0.start <= t }
+            // The exchange: the license path, or one under it (its certificate, `/license/certificate`).
+            let asked = trace.originRequests.contains {
+                ($0.path == path || $0.path.hasPrefix(path + "/")) && $0.start >= download.requestedAt && $0.start <= t
+            }
             if asked && !delivered { return .license }
         }
         if requests.contains(where: { $0.path.hasSuffix(".m3u8") }) { return .playlists }

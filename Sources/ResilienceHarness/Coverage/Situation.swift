@@ -27,6 +27,8 @@ public enum Incident: String, Sendable, Hashable, CaseIterable, Comparable {
     case relaunch = "lifecycle.relaunch"
     case background = "lifecycle.background"
     case foreground = "lifecycle.foreground"
+    case prepareForBackground = "lifecycle.prepare-for-background"
+    case backgroundUnprepared = "lifecycle.background-unprepared"
     // The user (the harness's own actions).
     case request = "user.request"
     case pause = "user.pause"
@@ -61,6 +63,8 @@ public enum Incident: String, Sendable, Hashable, CaseIterable, Comparable {
         case .relaunch: "the app was launched again"
         case .background: "the app went to the background"
         case .foreground: "the app came to the foreground"
+        case .prepareForBackground: "the app was asked to get ready for the background"
+        case .backgroundUnprepared: "the app went to the background unprepared"
         case .request: "the user requested a download"
         case .pause: "the user paused a download"
         case .resume: "the user resumed a download"

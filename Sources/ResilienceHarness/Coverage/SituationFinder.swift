@@ -166,9 +166,23 @@ public enum SituationFinder {
         for launch in trace.launches.dropFirst() {
             found.append(Found(.relaunch, launch.t, "the harness launched the app again (after \(launch.after))"))
         }
+        let asked = trace.entries.compactMap { entry -> UInt64? in
+            if case .harness(.preparingForBackground) = entry.event { entry.t } else { nil }
+        }
+        for t in asked {
+            found.append(Found(.prepareForBackground, t, "the harness sent the app prepareForBackground"))
+        }
+        var since: UInt64 = 0
         for span in trace.backgroundIntervals {
             found.append(Found(.background, span.start, "the harness sent the app to the background"))
-            if let end = span.end { found.append(Found(.foreground, end, "the harness brought the app to the foreground")) }
+            if !asked.contains(where: { $0 >= since && $0 <= span.start }) {
+                found.append(Found(.backgroundUnprepared, span.start, "the harness sent the app to the background with no "
+                    + "prepareForBackground since \(since == 0 ? "the start" : "the foreground at \(Wording.time(since))")"))
+            }
+            if let end = span.end {
+                found.append(Found(.foreground, end, "the harness brought the app to the foreground"))
+                since = end
+            }
         }
         return found
     }

@@ -35,6 +35,11 @@ final class OriginCatalogView: Sendable {
         return made
     }
 
+    /// The ids of the catalog's videos that may not be downloaded (`offline_enabled: false`).
+    var offlineDisabledVideos: Set<String> {
+        Set(store.catalog.videos.filter { !$0.offlineEnabled }.map(\.id))
+    }
+
     /// Rendition playlist path → its segment paths in order, for every video of `videos`.
     func layout(ofVideos videos: some Sequence<String>) -> [String: [String]] {
         var layout: [String: [String]] = [:]

@@ -148,4 +148,21 @@ public enum ScenarioPreconditions {
         return .met("download \(late.inspection.download) inspected at \(Wording.time(late.t)), after the rental "
             + "expired at \(Wording.time(expiry))")
     }
+
+    /// `situation: INCIDENT × CONTEXT`: the situation finder (the same one coverage counts
+    /// by, docs/situations.md) found that pair in the trace.
+    public static func situation(_ incident: Incident, _ context: SituationContext) -> Precondition {
+        Precondition("the scenario created \(incident.rawValue) × \(context.rawValue) (\(incident.words), "
+            + "\(context.words))") { trace, bounds in
+            let situations = SituationFinder.situations(in: trace, renditions: bounds.renditions)
+            if let found = situations.first(where: { $0.incident == incident && $0.context.contains(context) }) {
+                return .met("at \(Wording.time(found.t)): \(found.evidence)")
+            }
+            let same = situations.filter { $0.incident == incident }
+            guard let first = same.first else { return .unmet("\(incident.words): never") }
+            let held = Set(same.flatMap(\.context)).sorted().map(\.rawValue).joined(separator: ", ")
+            return .unmet("\(incident.words) \(Wording.count(same.count, "time")) (first at \(Wording.time(first.t))), "
+                + "never with \(context.words); it met \(held)")
+        }
+    }
 }

@@ -13,19 +13,27 @@ extension Property {
     ///   excused when then suspended for the user, storage or the foreground, canceled,
     ///   failed by the launch after a force-quit or reboot (crash-recovery judges that),
     ///   killed, out again (next outage) or the trace ended first;
-    /// - it never enters `failed` at or after the first such outage (unless a launch
-    ///   after a force-quit or reboot came in between: crash-recovery judges that);
-    /// - when an outage ended, its final state is `downloaded` (unless canceled or deleted);
+    /// - it never enters `failed` during such an outage, or within `resumeBound` after it
+    ///   ended, with no permanent cause the world showed (`ObligationModel.failures`: a
+    ///   failure is judged once, and one in that window with no cause is this
+    ///   property's; later, `justified-failure`'s); a failure the launch after a
+    ///   force-quit or a reboot requires is crash-recovery's;
+    /// - when an outage ended, its final state is `downloaded`, while it still owes
+    ///   `complete` (not cancelled, deleted, paused and never resumed, or lost to a
+    ///   force-quit), or `failed` (judged as above);
     /// - no download goes `→ downloading` while the app knows no interface is up: after
     ///   its reply to a `setPath` with none, before the harness sends it one with an
     ///   interface (or kills it); ordered by the app's own output stream, so a change it
-    ///   wrote before it read the path is never counted.
+    ///   wrote before it read the path is never counted. A download the user resumes then
+    ///   owes `suspended(network)` (`ObligationModel`: `waitForNetwork`). The same claim
+    ///   of a download not allowed cellular while the app knows only cellular is up is
+    ///   `cellular-policy`'s.
     public static let autoSuspendOnDisconnect = Property(
         id: "auto-suspend-on-disconnect",
         description: "Downloads suspend for the network within a bound of losing their last allowed interface, "
             + "never fail, and resume and complete once it returns."
     ) { trace, context in
-        var rule = AutoSuspendRule(trace: trace, context: context)
+        var rule = AutoSuspendRule(trace: trace, context: context, model: ObligationModel(trace: trace, context: context))
         return rule.judge()
     }
 }
@@ -34,6 +42,7 @@ extension Property {
 private struct AutoSuspendRule {
     let trace: ScenarioTrace
     let context: PropertyContext
+    let model: ObligationModel
     var findings = PropertyFindings("auto-suspend-on-disconnect")
 
     mutating func judge() -> Verdict {
@@ -74,7 +83,8 @@ private struct AutoSuspendRule {
             if latency <= bound {
                 findings.support(suspension.t, text)
             } else {
-                findings.violation(suspension.t, text + ", beyond the \(Wording.bound(context.suspendBound)) bound")
+                findings.violation(suspension.t, text + ", beyond the \(Wording.bound(context.suspendBound)) bound",
+                    broke: .waitForNetwork)
             }
             return
         }
@@ -86,7 +96,8 @@ private struct AutoSuspendRule {
         findings.violation(
             outage.start,
             "\(outage.startCause) left download \(token) without an allowed interface; it did not reach "
-                + "suspended(network) within \(Wording.bound(context.suspendBound)) (state then: \(state))")
+                + "suspended(network) within \(Wording.bound(context.suspendBound)) (state then: \(state))",
+            broke: .waitForNetwork)
     }
 
     /// Why a download that was transferring need not have suspended, if it need not.
@@ -128,7 +139,7 @@ private struct AutoSuspendRule {
         findings.violation(
             end,
             "\(cause) at \(Wording.time(end)), but download \(token) was not downloading within "
-                + "\(Wording.bound(context.resumeBound))\(late)")
+                + "\(Wording.bound(context.resumeBound))\(late)", broke: .waitForNetwork)
     }
 
     /// Why a download need not have resumed within the bound, if it need not.
@@ -149,21 +160,12 @@ private struct AutoSuspendRule {
             return "it was \(state) then, which the network does not decide"
         }
         if state == .failed, let failure = response.download.changes.last(where: { $0.to == .failed && $0.t <= deadline }),
-            let lost = launchThatFailed(response.download, failure)
+            let lost = trace.launchRequiringFailure(of: response.download, failure)
         {
             return "it had failed at \(Wording.time(failure.t)), right after the launch after \(lost.after) at "
                 + "\(Wording.time(lost.t)), which must fail it (crash-recovery judges it), not the network"
         }
         return faultExcuse(response, end: end, deadline: deadline)
-    }
-
-    /// The launch after a force-quit or a reboot whose first change to `download` was
-    /// `failure`: that launch, not an outage, failed it (crash-recovery requires it).
-    private func launchThatFailed(_ download: TracedDownload, _ failure: TracedStateChange) -> TracedLaunch? {
-        trace.launches.last { launch in
-            launch.after.failsDownloadsInFlight && launch.t <= failure.t
-                && download.firstChange(from: launch.t) { _ in true } == failure
-        }
     }
 
     /// The origin would not serve the video: every request the app made for it after the
@@ -184,8 +186,9 @@ private struct AutoSuspendRule {
     }
 
     /// No download goes `→ downloading` while the app knows that no interface is up
-    /// (`ScenarioTrace.toldOffline`): a transfer with no interface is a claim the
-    /// network denies, whatever the app's own timers make of it.
+    /// (`ScenarioTrace.toldOffline`): a transfer with no interface is a claim the network
+    /// denies, whatever the app's own timers make of it. (While only cellular is up, the
+    /// same claim of a download not allowed cellular is `cellular-policy`'s.)
     private mutating func checkNoDownloadingWhileToldOffline() {
         for window in trace.toldOffline {
             for download in trace.downloads {
@@ -193,39 +196,48 @@ private struct AutoSuspendRule {
                     findings.violation(change.t, "download \(download.token) \(change.from) → downloading at "
                         + "\(Wording.time(change.t)), while the app knew no interface was up: \(window.startCause) at "
                         + "\(Wording.time(window.start)), and nothing since gave it one"
-                        + (window.end.map { " until \(Wording.time($0))" } ?? ""))
+                        + (window.end.map { " until \(Wording.time($0))" } ?? ""), broke: .waitForNetwork)
                 }
             }
         }
     }
 
     private mutating func checkNoFailure(_ download: TracedDownload, since outage: TraceInterval) {
-        for failure in download.changes where failure.t >= outage.start && failure.to == .failed {
-            // Failed as the first change after a launch after a force-quit or a reboot: that
-            // launch, not the outage, failed it, whether it came before the outage or during
-            // it (crash-recovery requires it).
-            if let lost = launchThatFailed(download, failure) {
-                findings.support(failure.t, "download \(download.token) → failed after the launch after \(lost.after) at "
+        for failure in model.failures where failure.download.token == download.token && failure.change.t >= outage.start {
+            // Long after the outages that concerned it, a failure is another situation's.
+            if failure.cause == nil, failure.judgedBy != "auto-suspend-on-disconnect" { continue }
+            let change = failure.change
+            switch (failure.judgedBy, failure.cause) {
+            case (_, .lostAtRelaunch(let lost)?):
+                findings.support(change.t, "download \(download.token) → failed after the launch after \(lost.after) at "
                     + "\(Wording.time(lost.t)) (crash-recovery judges it)")
-                continue
+            case (_, let cause?):
+                findings.support(change.t, "download \(download.token) \(change.from) → failed at \(Wording.time(change.t)), "
+                    + "after \(outage.startCause) at \(Wording.time(outage.start)), for a permanent cause: \(cause.words) "
+                    + "(not the outage)")
+            case (_, nil):
+                findings.violation(
+                    change.t,
+                    "download \(download.token) \(change.from) → failed, at or after \(outage.startCause) at "
+                        + "\(Wording.time(outage.start)); an outage must never fail a download, and the world showed no "
+                        + "permanent cause", broke: .failOnlyForCause)
             }
-            findings.violation(
-                failure.t,
-                "download \(download.token) \(failure.from) → failed, at or after \(outage.startCause) at "
-                    + "\(Wording.time(outage.start)); an outage must never fail a download")
         }
     }
 
     private mutating func checkCompletion(_ download: TracedDownload) {
         let final = download.changes.last
         if final?.to == .downloaded || final?.to == .failed { return }
-        let userEnded = trace.userActions.contains {
-            $0.download == download.token && $0.error == nil && ["cancel", "delete"].contains($0.action)
+        let owed = model.owesCompletion(download)
+        guard owed.owed else {
+            if model.finalIntent(of: download)?.intent != .removed {
+                findings.support(final?.t ?? download.requestedAt, "download \(download.token) after its outage: \(owed.why)")
+            }
+            return
         }
-        if userEnded { return }
         findings.violation(
             final?.t ?? download.requestedAt,
             "download \(download.token) ended \(final.map { "\($0.to)" } ?? "without a state"), not downloaded, "
-                + "after its outage ended")
+                + "after its outage ended", broke: .complete)
     }
 }

@@ -41,11 +41,11 @@ extension Property {
         for outage in retryOutages(trace) {
             findings.checkedOne()
             let judged = outage.judgeAttempts(trace, context)
-            if judged.violates { findings.violation(outage.interval.start, judged.text) } else {
+            if judged.violates { findings.violation(outage.interval.start, judged.text, broke: .backOff) } else {
                 findings.support(outage.interval.start, judged.text)
             }
             if judged.count > worstAttempts?.count ?? -1 { worstAttempts = (judged.count, judged.rate) }
-            if let storm = outage.judgeSpacing(trace, context) { findings.violation(storm.t, storm.text) }
+            if let storm = outage.judgeSpacing(trace, context) { findings.violation(storm.t, storm.text, broke: .backOff) }
             for download in outage.downloads {
                 let count = requests(of: download, during: outage.interval, trace).count
                 worstRequests = max(worstRequests ?? 0, count)
@@ -53,7 +53,7 @@ extension Property {
                     + "from \(Wording.time(outage.interval.start)) (\(outage.interval.startCause)) lasting "
                     + "\(Wording.seconds(outage.interval.length(traceEnd: trace.end)))"
                 if count > context.maximumRequestsPerOutage {
-                    findings.violation(outage.interval.start, text + ", above the bound of \(context.maximumRequestsPerOutage)")
+                    findings.violation(outage.interval.start, text + ", above the bound of \(context.maximumRequestsPerOutage)", broke: .backOff)
                 } else {
                     findings.support(outage.interval.start, text)
                 }

@@ -49,7 +49,7 @@ extension Property {
             findings.support(found.t, "after the \(name): nothing of it on the disk; the app no longer knows it and "
                 + "holds no license")
         } else {
-            findings.violation(found.t, "after the \(name): " + left.joined(separator: "; "))
+            findings.violation(found.t, "after the \(name): " + left.joined(separator: "; "), broke: .leaveNothing)
         }
     }
 }

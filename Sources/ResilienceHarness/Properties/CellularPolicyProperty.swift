@@ -9,8 +9,12 @@ extension Property {
     /// requested by one download allowed cellular and one not is reported as not
     /// attributable instead of judged.
     /// - A download not allowed cellular: no origin request of its video comes through
-    ///   `cellular`; and in every span with only cellular up that lasts longer than
-    ///   `suspendBound`, it is not `downloading` from `suspendBound` after the span's start.
+    ///   `cellular`; in every span with only cellular up that lasts longer than
+    ///   `suspendBound`, it is not `downloading` from `suspendBound` after the span's start;
+    ///   and it never goes `→ downloading` while the app knows only cellular is up (after
+    ///   its reply to a `setPath` with cellular alone, before the harness sends one with
+    ///   WiFi: `ScenarioTrace.told(noneOf:)`), as a resume then would claim: it owes
+    ///   `suspended(cellularNotAllowed)` or `suspended(network)`.
     /// - A download allowed cellular: never `suspended(cellularNotAllowed)`; and in every
     ///   span with only cellular up that lasts at least `resumeBound`, begun while it was
     ///   `downloading` or `suspended(network)`, at least one request of its video comes
@@ -37,6 +41,8 @@ struct CellularPolicyRule {
     let context: PropertyContext
     var findings = PropertyFindings("cellular-policy")
     var cellularBytes = 0
+    /// State changes a violation named already.
+    var reported: Set<TracedStateChange> = []
 
     mutating func judge() -> Verdict {
         for download in trace.downloads {
@@ -71,6 +77,25 @@ struct CellularPolicyRule {
         for span in trace.interfaces.cellularOnly where span.length(traceEnd: trace.end) > context.suspendBound.nanoseconds {
             judgeForbiddenState(download, during: span)
         }
+        judgeToldOnlyCellular(download)
+    }
+
+    /// No `→ downloading` of a download not allowed cellular while the app knows that only
+    /// cellular is up; a change the span rule above reported already is not told twice.
+    private mutating func judgeToldOnlyCellular(_ download: TracedDownload) {
+        let offline = trace.toldOffline
+        for window in trace.told(noneOf: download.allowedInterfaces) {
+            for change in download.changes where change.to == .downloading && change.t > window.start && window.contains(change.t) {
+                // Told no interface at all: auto-suspend-on-disconnect's.
+                let toldNone = offline.contains { change.t > $0.start && $0.contains(change.t) }
+                guard !toldNone, !reported.contains(change) else { continue }
+                findings.checkedOne()
+                findings.violation(change.t, "download \(download.token) (cellular not allowed) \(change.from) → downloading "
+                    + "at \(Wording.time(change.t)), while the app knew only cellular was up: \(window.startCause) at "
+                    + "\(Wording.time(window.start)), and nothing since gave it WiFi"
+                    + (window.end.map { " until \(Wording.time($0))" } ?? ""), broke: .respectCellular)
+            }
+        }
     }
 
     private mutating func judgeForbiddenBytes(_ download: TracedDownload) {
@@ -81,7 +106,7 @@ struct CellularPolicyRule {
         findings.checkedOne()
         for request in offending {
             findings.violation(request.start, "origin \(request.record.method) \(request.path) over cellular "
-                + "(\(request.record.bytesSent) bytes) for download \(download.token), which may not use cellular")
+                + "(\(request.record.bytesSent) bytes) for download \(download.token), which may not use cellular", broke: .respectCellular)
         }
         if offending.isEmpty {
             let total = trace.originRequests(forVideo: download.video).count
@@ -100,11 +125,12 @@ struct CellularPolicyRule {
             findings.checkedOne()
             findings.violation(grace, "download \(download.token) (cellular not allowed) still downloading "
                 + "\(Wording.bound(context.suspendBound)) after only cellular was up "
-                + "(\(span.startCause) at \(Wording.time(span.start)))")
+                + "(\(span.startCause) at \(Wording.time(span.start)))", broke: .respectCellular)
         } else if let restarted {
             findings.checkedOne()
+            reported.insert(restarted)
             findings.violation(restarted.t, "download \(download.token) (cellular not allowed) \(restarted.from) → "
-                + "downloading while only cellular was up (since \(Wording.time(span.start)))")
+                + "downloading while only cellular was up (since \(Wording.time(span.start)))", broke: .respectCellular)
         } else if let state = stateAtGrace, state.suspensionCause != nil {
             findings.checkedOne()
             findings.support(grace, "download \(download.token) \(state) while only cellular was up "
@@ -117,7 +143,7 @@ struct CellularPolicyRule {
     private mutating func judgeAllowed(_ download: TracedDownload) {
         for change in download.changes where change.to == .suspended(.cellularNotAllowed) {
             findings.checkedOne()
-            findings.violation(change.t, "download \(download.token) (cellular allowed) \(change.from) → \(change.to)")
+            findings.violation(change.t, "download \(download.token) (cellular allowed) \(change.from) → \(change.to)", broke: .respectCellular)
         }
         let requests = cellularRequests(download)
         cellularBytes = requests.reduce(cellularBytes) { $0.plus($1.record.bytesSent) }
@@ -129,7 +155,7 @@ struct CellularPolicyRule {
             if during.isEmpty {
                 findings.violation(span.start, "\(span.startCause): download \(download.token) (cellular allowed, "
                     + "\(state.map { "\($0)" } ?? "")) fetched nothing over cellular in the "
-                    + "\(Wording.seconds(span.length(traceEnd: trace.end))) with only cellular up")
+                    + "\(Wording.seconds(span.length(traceEnd: trace.end))) with only cellular up", broke: .respectCellular)
             } else {
                 let bytes = during.reduce(0) { $0.plus($1.record.bytesSent) }
                 findings.support(during[0].start, "download \(download.token) (cellular allowed) fetched "
@@ -149,7 +175,7 @@ extension CellularPolicyRule {
         findings.violation(first.start, "\(Wording.count(direct.count, "request")) reached the origin around the link "
             + "conditioner (no PROXY header), the first \(first.record.method) \(first.path) at \(Wording.time(first.start)); "
             + "paths: \(paths.prefix(5).joined(separator: ", "))\(paths.count > 5 ? ", …" : ""): nothing can say "
-            + "which interface carried them")
+            + "which interface carried them", broke: .respectCellular)
     }
 
     /// Bytes the conditioner forwarded over cellular for no download allowed cellular:
@@ -180,6 +206,6 @@ extension CellularPolicyRule {
         }
         let bytes = unexplained.reduce(0) { $0.plus($1.bytes.bytes) }
         findings.violation(first.bytes.t, "the conditioner forwarded \(bytes) bytes over cellular for no download allowed "
-            + "cellular, the first at \(Wording.time(first.bytes.t)) for \(first.why)")
+            + "cellular, the first at \(Wording.time(first.bytes.t)) for \(first.why)", broke: .respectCellular)
     }
 }

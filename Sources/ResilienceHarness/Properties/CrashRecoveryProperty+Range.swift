@@ -11,7 +11,7 @@ extension CrashRecoveryRule {
             refetchedBytes = refetchedBytes.plus(record.bytesSent)
             findings.violation(refetch.request.start, "origin \(record.method) \(refetch.path)"
                 + "\(record.range.map { " (Range \($0))" } ?? "") sent \(record.bytesSent) bytes again after the kill "
-                + "at \(Wording.time(kill.t)); the app's disk held the whole of it at the kill")
+                + "at \(Wording.time(kill.t)); the app's disk held the whole of it at the kill", broke: .recover)
         }
         for asked in check.emptyRequests {
             findings.support(asked.request.start, "origin \(asked.request.record.method) \(asked.path) asked again "
@@ -52,7 +52,7 @@ extension CrashRecoveryRule {
                 effect = "that is not one range to resume from"
             }
             findings.violation(request.start, "origin \(record.method) \(resume.path) asked \(asked) after the "
-                + "kill, but \(held): \(effect); it must resume with Range \(resume.expectedRange)")
+                + "kill, but \(held): \(effect); it must resume with Range \(resume.expectedRange)", broke: .recover)
         }
     }
 
@@ -73,7 +73,7 @@ extension CrashRecoveryRule {
             guard falseClaims.insert("stored \(segment.path)").inserted else { continue }
             let found = snapshot.partial[segment.path].map { "only \($0) bytes of it" } ?? "no copy of it"
             findings.violation(kill.t, "download \(segment.download) reported \(segment.path) stored at "
-                + "\(Wording.time(segment.t)), but the app's disk held \(found) at the kill at \(Wording.time(kill.t))")
+                + "\(Wording.time(segment.t)), but the app's disk held \(found) at the kill at \(Wording.time(kill.t))", broke: .recover)
         }
         let next = trace.nextKill(after: index)
         for claim in trace.partialSegments where claim.t >= kill.t && claim.t < next && claim.bytes > 0 {
@@ -85,7 +85,7 @@ extension CrashRecoveryRule {
             let found = disk.map { "\($0) bytes of it" }
                 ?? (snapshot.stored.contains(claim.path) ? "the whole of it" : "no copy of it")
             findings.violation(claim.t, "download \(claim.download) reported \(claim.bytes) bytes of \(claim.path) "
-                + "partly stored at its launch, but the app's disk held \(found) at the kill at \(Wording.time(kill.t))")
+                + "partly stored at its launch, but the app's disk held \(found) at the kill at \(Wording.time(kill.t))", broke: .recover)
         }
     }
 }

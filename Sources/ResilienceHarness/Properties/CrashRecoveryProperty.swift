@@ -14,8 +14,14 @@ extension Property {
     ///   kill asks `Range: bytes=N-` (from fewer bytes, from byte 0 or without Range it
     ///   fetches bytes again; from more it leaves a gap; one not requested again before
     ///   the next kill is only listed); (c) every download that was `requested`,
-    ///   `downloading`, `suspended` or `downloaded` at the kill ends `downloaded` unless
-    ///   the user canceled or deleted it later (byte-identity is `integrity`'s).
+    ///   `downloading`, `suspended` or `downloaded` at the kill ends `downloaded` when it
+    ///   still owes `complete` at the end (`ObligationModel.owesCompletion`): not when the
+    ///   user paused it (at the kill or later) and never resumed it, which owes its pause
+    ///   (`pause-holds` judges it), nor when the user cancelled or deleted it; a download
+    ///   paused at the kill and resumed later is `pause-holds`' to see completed. One that
+    ///   ended `failed` is judged once, by the property of its situation
+    ///   (`ObligationModel.failures`): a failure with a permanent cause is listed here.
+    ///   Byte-identity is `integrity`'s.
     /// - after a launch after `userForceQuit` or `rebootWhileSuspended`: every download
     ///   in flight at the kill (`downloading` or `suspended`) is, as its first change
     ///   after the launch, `→ failed` within `forceQuitBound` (`GuideRules`).
@@ -35,7 +41,7 @@ extension Property {
         description: "After a kill and relaunch, downloads complete without fetching again what the disk held whole, "
             + "resume what it held in part by Range, or fail at once after a force-quit or reboot."
     ) { trace, context in
-        var rule = CrashRecoveryRule(trace: trace, context: context)
+        var rule = CrashRecoveryRule(trace: trace, context: context, model: ObligationModel(trace: trace, context: context))
         return rule.judge()
     }
 }
@@ -45,6 +51,7 @@ extension Property {
 struct CrashRecoveryRule {
     let trace: ScenarioTrace
     let context: PropertyContext
+    let model: ObligationModel
     var findings = PropertyFindings("crash-recovery")
     var judgedCompletion: Set<String> = []
     /// Claims already found false (each reported once).
@@ -132,7 +139,8 @@ struct CrashRecoveryRule {
             + ", with nothing in flight)"
         if counted < minimum {
             findings.checkedOne()
-            findings.violation(trace.end, "only \(made)\(without); this scenario must make at least \(minimum)")
+            findings.violation(trace.end, "only \(made)\(without); this scenario must make at least \(minimum)",
+                broke: .recover)
         } else {
             findings.support(trace.end, "\(made)\(without) (at least \(minimum) required)")
         }
@@ -150,7 +158,7 @@ struct CrashRecoveryRule {
         }
         guard trace.diskSnapshot(restart: index) != nil else {
             findings.violation(launch.t, "no disk snapshot was recorded at the kill at \(Wording.time(kill.t)): what "
-                + "the app kept, and so its refetches and resumes, cannot be judged")
+                + "the app kept, and so its refetches and resumes, cannot be judged", broke: .recover)
             return
         }
         judgeRefetches(restart: index, kill, launch)
@@ -159,22 +167,35 @@ struct CrashRecoveryRule {
 
     private mutating func judgeCompletion(_ download: TracedDownload, kill: TracedKill, launch: TracedLaunch) {
         guard judgedCompletion.insert(download.token).inserted else { return }
-        guard !userEnded(download.token, after: kill.t) else { return }
+        let after = "after the kill at \(Wording.time(kill.t)) and the launch after \(launch.after)"
+        if model.intent(of: download, at: kill.t) == .paused {
+            findings.support(kill.t, "download \(download.token) was paused by the user at the kill at "
+                + "\(Wording.time(kill.t)): it owes its pause after the launch after \(launch.after), not its completion "
+                + "(hold-pause and, once resumed, go-on-after-resume: judged by pause-holds)")
+            return
+        }
+        let owed = model.owesCompletion(download)
+        guard owed.owed else {
+            if model.finalIntent(of: download)?.intent != .removed {
+                findings.support(download.changes.last?.t ?? launch.t, "download \(download.token) \(after): \(owed.why)")
+            }
+            return
+        }
         if let completion = download.completion {
-            findings.support(completion.t, "download \(download.token) \(completion.from) → downloaded after the "
-                + "kill at \(Wording.time(kill.t)) and the launch after \(launch.after)")
+            findings.support(completion.t, "download \(download.token) \(completion.from) → downloaded \(after)")
             return
         }
         let last = download.changes.last
+        if let last, last.to == .failed, let failure = model.failure(download, last) {
+            let judged = failure.judgedBy == "crash-recovery" ? "" : " (judged by \(failure.judgedBy))"
+            let why = failure.cause.map { "for a permanent cause: \($0.words)" } ?? "with no cause the world showed"
+            findings.support(last.t, "download \(download.token) \(last.from) → failed \(after), \(why)\(judged)")
+            return
+        }
         findings.violation(
             last?.t ?? launch.t,
-            "download \(download.token) ended \(last.map { "\($0.to)" } ?? "without a state"), not downloaded, after "
-                + "the kill at \(Wording.time(kill.t)) and the launch after \(launch.after)")
-    }
-
-    /// Whether the user canceled or deleted `token` after `t`.
-    func userEnded(_ token: String, after t: UInt64) -> Bool {
-        trace.userActions.contains { $0.download == token && $0.t > t && $0.error == nil && ["cancel", "delete"].contains($0.action) }
+            "download \(download.token) ended \(last.map { "\($0.to)" } ?? "without a state"), not downloaded, \(after)",
+            broke: .complete)
     }
 
     // MARK: After a force-quit or reboot: fail at once
@@ -199,7 +220,7 @@ struct CrashRecoveryRule {
             let found = first.map { "\($0.from) → \($0.to) after \(Wording.seconds(after($0.t)))" } ?? "no state change"
             findings.violation(first?.t ?? launch.t, "download \(download.token) was \(state) at the kill; after the "
                 + "launch after \(launch.after) at \(Wording.time(launch.t)) it must fail within "
-                + "\(Wording.bound(context.forceQuitBound)), found \(found)")
+                + "\(Wording.bound(context.forceQuitBound)), found \(found)", broke: .failAtLaunch)
         }
     }
 }

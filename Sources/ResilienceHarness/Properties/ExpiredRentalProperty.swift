@@ -20,13 +20,13 @@ extension Property {
         for inspection in trace.inspections {
             if let mismatch = claimedExpiryMismatch(inspection, trace, context) {
                 findings.checkedOne()
-                findings.violation(inspection.t, "inspection of download \(inspection.inspection.download): \(mismatch)")
+                findings.violation(inspection.t, "inspection of download \(inspection.inspection.download): \(mismatch)", broke: .keepPackage)
             }
             guard let expired = expiry(of: inspection, trace, context) else { continue }
             findings.checkedOne()
             let name = "inspection of download \(inspection.inspection.download)"
             if inspection.inspection.playable {
-                findings.violation(inspection.t, "\(name) says playable although \(expired)")
+                findings.violation(inspection.t, "\(name) says playable although \(expired)", broke: .keepPackage)
             } else {
                 let reason = inspection.inspection.unplayableReason ?? "no reason given"
                 findings.support(inspection.t, "\(name) refused playback (\(reason)); \(expired)")

@@ -32,11 +32,11 @@ struct IntegrityClaims {
         for (token, claims) in Dictionary(grouping: unsent, by: \.download).sorted(by: { $0.key < $1.key }) {
             for claim in claims.prefix(5) {
                 findings.violation(claim.t, "download \(token): the app said it stored \(claim.path) (\(claim.stream) "
-                    + "#\(claim.index)), which the origin never sent it")
+                    + "#\(claim.index)), which the origin never sent it", broke: .keepPackage)
             }
             if claims.count > 5 {
                 findings.violation(claims[5].t, "download \(token): and \(claims.count - 5) more segments the app said "
-                    + "it stored that the origin never sent it")
+                    + "it stored that the origin never sent it", broke: .keepPackage)
             }
         }
     }
@@ -54,7 +54,7 @@ struct IntegrityClaims {
         guard !wrong.isEmpty else { return }
         findings.violation(found.t, "inspection of download \(inspection.download) claims "
             + "\(Wording.count(wrong.count, "segment hash", plural: "segment hashes")) that disagree with the origin: "
-            + PlaylistFindings.list(wrong))
+            + PlaylistFindings.list(wrong), broke: .keepPackage)
     }
 
     private func judgeCompleteness(_ found: TracedInspection, _ findings: inout PropertyFindings) {
@@ -68,10 +68,10 @@ struct IntegrityClaims {
         let problems = evidence.problems(of: read, chosen: chosen)
         if claim, let first = problems.first {
             findings.violation(found.t, "inspection of download \(token) claims its package complete; the harness's "
-                + "read of it found: \(first)")
+                + "read of it found: \(first)", broke: .keepPackage)
         } else if !claim, problems.isEmpty {
             findings.violation(found.t, "inspection of download \(token) claims its package incomplete; the harness's "
-                + "read of it found every rendition whole")
+                + "read of it found every rendition whole", broke: .keepPackage)
         }
     }
 }

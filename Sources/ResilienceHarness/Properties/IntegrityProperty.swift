@@ -75,13 +75,13 @@ private struct IntegrityRule {
         }
         guard let first = reads.first else {
             findings.violation(t, "download \(token) reported downloaded, but named no package the harness could "
-                + "read (no finished event, no inspection naming one) before its next change")
+                + "read (no finished event, no inspection naming one) before its next change", broke: .keepPackage)
             return
         }
         let chosen = evidence.chosenRenditions(of: download)
         if chosen.isEmpty {
             findings.violation(t, "download \(token) reported downloaded, but the origin sent it no segment of "
-                + "video \(download.video)")
+                + "video \(download.video)", broke: .keepPackage)
         }
         for read in reads { judgeRead(read, of: token, chosen: chosen) }
         judgeTiming(download, at: t, chosen: chosen)
@@ -98,8 +98,8 @@ private struct IntegrityRule {
                 + "\(Wording.count(segments, "segment")) byte-identical to the origin's")
             return
         }
-        for problem in problems.prefix(5) { findings.violation(read.t, "\(name): \(problem)") }
-        if problems.count > 5 { findings.violation(read.t, "\(name): and \(problems.count - 5) more problems") }
+        for problem in problems.prefix(5) { findings.violation(read.t, "\(name): \(problem)", broke: .keepPackage) }
+        if problems.count > 5 { findings.violation(read.t, "\(name): and \(problems.count - 5) more problems", broke: .keepPackage) }
     }
 
     /// Every segment of the chosen renditions was on its way from the origin before the
@@ -118,7 +118,7 @@ private struct IntegrityRule {
         }
         guard let earliest = late.min(by: { $0.at < $1.at }) else { return }
         findings.violation(t, "download \(download.token) reported downloaded before the origin had sent "
-            + "\(PlaylistFindings.list(late.map(\.path))) (the first of their responses began at \(Wording.time(earliest.at)))")
+            + "\(PlaylistFindings.list(late.map(\.path))) (the first of their responses began at \(Wording.time(earliest.at)))", broke: .keepPackage)
     }
 
     /// What the app said it stored before the report is in the package, byte-identical.
@@ -138,6 +138,6 @@ private struct IntegrityRule {
         guard !lacking.isEmpty else { return }
         findings.violation(read.t, "download \(download.token): the app said it stored \(Wording.count(lacking.count, "segment")) "
             + "the package read at \(Wording.time(read.t)) does not hold as the origin serves it: "
-            + PlaylistFindings.list(lacking))
+            + PlaylistFindings.list(lacking), broke: .keepPackage)
     }
 }

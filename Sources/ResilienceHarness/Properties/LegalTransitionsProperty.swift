@@ -80,10 +80,10 @@ private struct LegalTransitionsRule {
             findings.checkedOne()
             if !LegalTransitions.isLegal(from: change.from, to: change.to) {
                 findings.violation(change.t, "download \(token) \(change.from) → \(change.to) is not an edge of "
-                    + "the transition table")
+                    + "the transition table", broke: .reportTruly)
             }
             if let problem = chainProblem(change, after: previous) {
-                findings.violation(change.t, "download \(token) \(change.from) → \(change.to): \(problem)")
+                findings.violation(change.t, "download \(token) \(change.from) → \(change.to): \(problem)", broke: .reportTruly)
             }
             previous = change
         }

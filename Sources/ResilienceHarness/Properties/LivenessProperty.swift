@@ -4,14 +4,15 @@ import AppProtocol
 extension Property {
     /// `liveness`: a download that may go on does go on.
     ///
-    /// The app is *obliged* to move bytes at an instant when it runs (launched and not
-    /// killed since) and at least one of its downloads is *live* there: requested, not
-    /// yet `downloaded`, `failed`, `canceling` or `notDownloaded` (as the app reported,
-    /// or cancelled or deleted by the harness), not paused by the harness, and with an
-    /// interface it may use up and reachable (up at the conditioner, and its link not
-    /// one that delivers nothing: total loss or no rate). A protected download is
-    /// excused while the app is in the background (licenses are exchanged only in the
-    /// foreground).
+    /// The app is *obliged* to move bytes at an instant when one of its downloads owes
+    /// `transfer` there (`ObligationModel.owed`): the app runs (launched and not killed
+    /// since), the download is wanted by the user (requested, not paused, cancelled,
+    /// deleted, or lost to a force-quit; a pause outlives a crash), not yet `downloaded`,
+    /// `failed`, `canceling` or `notDownloaded` as the app reported, and an interface it
+    /// may use is up and reachable (up at the conditioner, and its link not one that
+    /// delivers nothing: total loss or no rate). A protected download is excused while the
+    /// app is in the background and no license has reached it (licenses are exchanged
+    /// only in the foreground); once it holds one, it goes on in the background.
     ///
     /// While obliged, the origin must send the app bytes (a request through the
     /// conditioner that sent a body, for a live download's video, its catalog entry or
@@ -25,7 +26,7 @@ extension Property {
         description: "While an interface a download may use is up and reachable, a download that is not paused, "
             + "finished or failed receives bytes at the origin within the stall timeout plus the backoff bound."
     ) { trace, context in
-        LivenessRule(trace: trace, context: context).judge()
+        LivenessRule(trace: trace, context: context, model: ObligationModel(trace: trace, context: context)).judge()
     }
 }
 
@@ -34,9 +35,10 @@ extension Property {
 private struct LivenessRule {
     let trace: ScenarioTrace
     let context: PropertyContext
+    let model: ObligationModel
 
     /// A stretch during which the app had to move bytes, and for which downloads.
-    struct Obligation {
+    struct Owed {
         var start: UInt64
         var end: UInt64
         var downloads: [String]
@@ -55,7 +57,7 @@ private struct LivenessRule {
                 let length = silence.end - silence.start
                 if length > (worst?.length ?? 0) { worst = (length, silence.start) }
                 guard length > bound else { continue }
-                findings.violation(silence.start, describe(silence, of: obligation))
+                findings.violation(silence.start, describe(silence, of: obligation), broke: .transfer)
             }
         }
         let boundText = "bound \(Wording.bound(context.livenessBound)) = stall timeout "
@@ -75,29 +77,18 @@ private struct LivenessRule {
 
     // MARK: Obligation
 
-    /// The maximal stretches of the trace during which the app was obliged to move bytes.
-    func obligations() -> [Obligation] {
+    /// The maximal stretches of the trace during which the app was obliged to move bytes:
+    /// cut wherever any download's obligations change.
+    func obligations() -> [Owed] {
         var cuts = Set<UInt64>([0, trace.end])
-        for step in trace.interfaces.steps { cuts.insert(step.t) }
-        for spans in context.unreachable.spans.values {
-            for span in spans {
-                cuts.insert(span.start)
-                if let end = span.end { cuts.insert(end) }
+        for download in trace.downloads {
+            for stretch in model.stretches(of: download) {
+                cuts.insert(stretch.start)
+                cuts.insert(stretch.end)
             }
         }
-        for download in trace.downloads {
-            cuts.insert(download.requestedAt)
-            if let end = end(of: download) { cuts.insert(end) }
-        }
-        for action in trace.userActions { cuts.insert(action.t) }
-        for launch in trace.launches { cuts.insert(launch.t) }
-        for restart in trace.restarts { cuts.insert(restart.kill.t) }
-        for interval in trace.backgroundIntervals {
-            cuts.insert(interval.start)
-            if let end = interval.end { cuts.insert(end) }
-        }
         let times = cuts.filter { $0 <= trace.end }.sorted()
-        var result: [Obligation] = []
+        var result: [Owed] = []
         for (start, end) in zip(times, times.dropFirst()) where end > start {
             let live = obligedDownloads(at: start)
             guard !live.isEmpty else { continue }
@@ -106,47 +97,15 @@ private struct LivenessRule {
                 last.downloads = Array(Set(last.downloads).union(live)).sorted()
                 result[result.count - 1] = last
             } else {
-                result.append(Obligation(start: start, end: end, downloads: live))
+                result.append(Owed(start: start, end: end, downloads: live))
             }
         }
         return result
     }
 
-    /// The downloads that obliged the app at `t` (an elementary stretch starting at `t`).
+    /// The downloads that owed `transfer` at `t` (an elementary stretch starting at `t`).
     func obligedDownloads(at t: UInt64) -> [String] {
-        guard isRunning(at: t) else { return [] }
-        let reachable = trace.interfaces.up(at: t).filter { context.unreachable.isReachable($0, at: t) }
-        return trace.downloads.filter { download in
-            guard t >= download.requestedAt, end(of: download).map({ t < $0 }) ?? true else { return false }
-            guard !isPaused(download.token, at: t) else { return false }
-            if download.isProtected, trace.isInBackground(at: t) { return false }
-            return !download.allowedInterfaces.isDisjoint(with: reachable)
-        }.map(\.token)
-    }
-
-    /// When `download` stopped needing bytes: the app said it finished, failed or is
-    /// gone, or the harness cancelled or deleted it. Nil while it never did.
-    func end(of download: TracedDownload) -> UInt64? {
-        let terminal: Set<AppState> = [.downloaded, .failed, .canceling, .notDownloaded]
-        let claimed = download.changes.first { $0.t >= download.requestedAt && terminal.contains($0.to) }?.t
-        let ended = trace.userActions.first {
-            $0.download == download.token && $0.error == nil && ["cancel", "delete"].contains($0.action) && $0.t >= download.requestedAt
-        }?.t
-        return [claimed, ended].compactMap { $0 }.min()
-    }
-
-    /// The harness's last pause or resume of `token` at or before `t` was a pause.
-    func isPaused(_ token: String, at t: UInt64) -> Bool {
-        let last = trace.userActions.last {
-            $0.download == token && $0.t <= t && $0.error == nil && ["pause", "resume"].contains($0.action)
-        }
-        return last?.action == "pause"
-    }
-
-    /// The app runs at `t`: the harness launched it and has not killed it since.
-    func isRunning(at t: UInt64) -> Bool {
-        guard let launch = trace.launches.last(where: { $0.t <= t }) else { return false }
-        return !trace.restarts.contains { $0.kill.t >= launch.t && $0.kill.t <= t }
+        trace.downloads.filter { model.owed($0, at: t).contains(.transfer) }.map(\.token)
     }
 
     // MARK: Activity
@@ -163,7 +122,7 @@ private struct LivenessRule {
     }
 
     /// The stretches of `obligation` covered by no activity.
-    func silences(in obligation: Obligation, activity: [(start: UInt64, end: UInt64)])
+    func silences(in obligation: Owed, activity: [(start: UInt64, end: UInt64)])
         -> [(start: UInt64, end: UInt64)]
     {
         var result: [(start: UInt64, end: UInt64)] = []
@@ -179,7 +138,7 @@ private struct LivenessRule {
 
     // MARK: Evidence
 
-    private func describe(_ silence: (start: UInt64, end: UInt64), of obligation: Obligation) -> String {
+    private func describe(_ silence: (start: UInt64, end: UInt64), of obligation: Owed) -> String {
         // A silence starts where an obligation or an activity does: the downloads live there.
         let up = trace.interfaces.up(at: silence.start).map(\.rawValue).sorted().joined(separator: ", ")
         let live = obligedDownloads(at: silence.start)

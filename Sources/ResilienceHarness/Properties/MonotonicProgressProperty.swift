@@ -48,11 +48,11 @@ private struct ProgressRule {
         for report in reports {
             let name = "\(report.download) \(report.selection)"
             if !report.fraction.isFinite || report.fraction < 0 || report.fraction > 1 {
-                findings.violation(report.t, "progress of \(name) was \(report.fraction), outside 0…1")
+                findings.violation(report.t, "progress of \(name) was \(report.fraction), outside 0…1", broke: .reportTruly)
             }
             if let previous, process(at: previous.t) == process(at: report.t), report.fraction < previous.fraction {
                 findings.violation(report.t, "progress of \(name) fell from \(previous.fraction) (at "
-                    + "\(Wording.time(previous.t))) to \(report.fraction) in the same agent process")
+                    + "\(Wording.time(previous.t))) to \(report.fraction) in the same agent process", broke: .reportTruly)
             }
             previous = report
         }
@@ -64,7 +64,7 @@ private struct ProgressRule {
             findings.support(last.t, "progress of \(download) \(selection) reached 1")
         } else {
             findings.violation(last.t, "download \(download) ended downloaded but \(selection) last reported progress "
-                + "\(last.fraction), not 1")
+                + "\(last.fraction), not 1", broke: .reportTruly)
         }
     }
 }

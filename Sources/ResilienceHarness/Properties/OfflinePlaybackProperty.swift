@@ -63,7 +63,7 @@ extension Property {
         if problems.isEmpty {
             findings.support(found.t, "\(name): playable, package whole as the harness read it")
         } else {
-            findings.violation(found.t, "\(name): " + problems.joined(separator: "; "))
+            findings.violation(found.t, "\(name): " + problems.joined(separator: "; "), broke: .keepPackage)
         }
     }
 }

@@ -13,8 +13,12 @@ extension Property {
     ///   app was already making when the user acted (e.g. `suspended(network) →
     ///   downloading` on a path update that came just before) is listed, but a download
     ///   that completes, fails or is removed instead of pausing fails;
-    /// - until the next accepted `resume` of it (or its cancel or delete, a kill of the
-    ///   agent, or the end of the trace) it does not leave `suspended(user)`, and the
+    /// - until the next accepted `resume` of it (or its cancel or delete, a kill relaunched
+    ///   after a force-quit or a reboot, which must fail it, or the end of the trace: the
+    ///   span of `ObligationModel` in which it owes `holdPause`; a kill and the relaunch
+    ///   after a crash, memory pressure or a clean exit do not end it, a pause outlives
+    ///   them) it does not leave `suspended(user)` (a change into `suspended(user)` again,
+    ///   as a relaunched app may report it, stays), and the
     ///   app sends no request for a media segment of its video later than `pauseGrace`
     ///   after the pause took effect: judged by when the conditioner read the request
     ///   from the app (`sentBy`), not when it reached the origin, so a request sent
@@ -29,14 +33,16 @@ extension Property {
     ///   it). When another unfinished download shares the video, requests and files
     ///   cannot be told apart and are not judged;
     /// - after that `resume` its first change leaves `suspended(user)` within
-    ///   `resumeBound`, and it ends `downloaded` unless the user cancelled or deleted it,
-    ///   or the agent was killed, after the resume (byte-exactness is `integrity`'s).
+    ///   `resumeBound`, and it ends `downloaded` unless the user cancelled, deleted or paused
+    ///   it again, or the agent was killed, after the resume (a kill's completion is
+    ///   `crash-recovery`'s; a `→ failed` is judged once, by the property of its
+    ///   situation: `ObligationModel.failures`; byte-exactness is `integrity`'s).
     /// Not applicable when no running download was paused.
     public static let pauseHolds = Property(
         id: "pause-holds",
         description: "A paused download fetches no segment until the user resumes it, then resumes and completes."
     ) { trace, context in
-        var rule = PauseRule(trace: trace, context: context)
+        var rule = PauseRule(trace: trace, context: context, model: ObligationModel(trace: trace, context: context))
         return rule.judge()
     }
 }
@@ -44,6 +50,7 @@ extension Property {
 private struct PauseRule {
     let trace: ScenarioTrace
     let context: PropertyContext
+    let model: ObligationModel
     var findings = PropertyFindings("pause-holds")
 
     mutating func judge() -> Verdict {
@@ -73,7 +80,8 @@ private struct PauseRule {
             let wrong = meanwhile.first { !$0.to.isRunning } ?? after.first
             let found = wrong.map { "\($0.from) → \($0.to) after \(Wording.seconds($0.t - pause.t))" } ?? "no state change"
             findings.violation(wrong?.t ?? pause.t, "download \(token) was paused at \(Wording.time(pause.t)) while "
-                + "\(before); it must be suspended(user) within \(Wording.bound(context.pauseBound)), found \(found)")
+                + "\(before); it must be suspended(user) within \(Wording.bound(context.pauseBound)), found \(found)",
+                broke: .holdPause)
             return
         }
         for change in meanwhile {
@@ -81,28 +89,37 @@ private struct PauseRule {
                 + "\(Wording.seconds(change.t - pause.t)) after the pause at \(Wording.time(pause.t)), before the pause took "
                 + "effect (a change the app was already making)")
         }
-        let end = windowEnd(of: token, after: first.t)
+        let end = windowEnd(of: download, pausedAt: pause.t)
         findings.support(first.t, "download \(token) \(first.from) → suspended(user) "
             + "\(Wording.seconds(first.t - pause.t)) after the pause at \(Wording.time(pause.t))")
-        if let left = download.changes.first(where: { $0.t > first.t && $0.t < end.t }) {
+        if let left = download.changes.first(where: { $0.t > first.t && $0.t < end.t && $0.to != .suspended(.user) }) {
+            let relaunched = trace.launches.filter { $0.t > first.t && $0.t <= left.t }.last
+            let across = relaunched.map { " (across the launch after \($0.after) at \(Wording.time($0.t)))" } ?? ""
             findings.violation(left.t, "download \(token) left suspended(user) (→ \(left.to)) at \(Wording.time(left.t)) "
-                + "with no resume since the pause at \(Wording.time(pause.t))")
+                + "with no resume since the pause at \(Wording.time(pause.t))\(across)", broke: .holdPause)
+        }
+        for launch in trace.launches where launch.t > first.t && launch.t < end.t {
+            findings.support(launch.t, "the pause of download \(token) outlives the launch after \(launch.after) at "
+                + "\(Wording.time(launch.t)): it still owes its pause")
         }
         judgeRequests(download, pausedAt: first.t, until: end.t)
         judgeDisk(download, pausedAt: first.t, until: end.t)
         if let resume = end.resume { judgeResume(download, resume) }
     }
 
-    /// What ended the pause: the next accepted resume, cancel or delete of `token`, a
-    /// kill, or the end of the trace.
-    private func windowEnd(of token: String, after t: UInt64) -> (t: UInt64, resume: TracedUserAction?) {
-        let action = trace.userActions.first {
-            $0.download == token && $0.t > t && $0.error == nil && ["resume", "cancel", "delete"].contains($0.action)
+    /// What ended the pause made at `t`: the end of the span of `download`'s intent that
+    /// it began (`ObligationModel`: the user's next resume, cancel or delete, a kill
+    /// relaunched after a force-quit or a reboot, or the end of the trace), with the resume
+    /// when that is what ended it.
+    private func windowEnd(of download: TracedDownload, pausedAt t: UInt64) -> (t: UInt64, resume: TracedUserAction?) {
+        guard let span = model.intents[download.token]?.first(where: { $0.intent == .paused && $0.start >= t }),
+            span.start == t
+        else { return (t, nil) }
+        guard let end = span.end else { return (trace.end, nil) }
+        let resume = trace.userActions.first {
+            $0.download == download.token && $0.t == end && $0.error == nil && $0.action == "resume"
         }
-        let kill = trace.restarts.map(\.kill.t).first { $0 > t }
-        let candidates = [action?.t, kill, trace.end].compactMap { $0 }
-        let end = candidates.min() ?? trace.end
-        return (end, action?.action == "resume" && action?.t == end ? action : nil)
+        return (end, resume)
     }
 
     /// Other downloads of `download`'s video unfinished at some time from `start` to `end`.
@@ -133,7 +150,7 @@ private struct PauseRule {
             if !stored.isEmpty { what.append("stored \(Wording.list(stored))") }
             if !grown.isEmpty { what.append("wrote more of \(Wording.list(grown))") }
             findings.violation(last.t, "download \(token) \(what.joined(separator: " and ")) while paused (since "
-                + "\(Wording.time(start))), \(span): a paused transfer goes on")
+                + "\(Wording.time(start))), \(span): a paused transfer goes on", broke: .holdPause)
             return
         }
         findings.support(last.t, "nothing more of \(download.video) was stored \(span), while download \(token) was paused")
@@ -155,7 +172,7 @@ private struct PauseRule {
             let sent = request.sentAt.map { _ in "sent by \(Wording.time(request.sentBy)) (read by the conditioner), " } ?? ""
             findings.violation(request.sentBy, "origin \(request.record.method) \(request.path) \(sent)started at "
                 + "\(Wording.time(request.start)) (\(request.record.bytesSent) bytes) while download \(token) was paused "
-                + "(since \(Wording.time(start)), until \(Wording.time(end)))")
+                + "(since \(Wording.time(start)), until \(Wording.time(end)))", broke: .holdPause)
         }
         if during.isEmpty {
             findings.support(end, "no segment of \(download.video) was requested from \(Wording.time(from)) "
@@ -169,7 +186,8 @@ private struct PauseRule {
         guard let next, next.from == .suspended(.user), next.t - resume.t <= context.resumeBound.nanoseconds else {
             let found = next.map { "\($0.from) → \($0.to) after \(Wording.seconds($0.t - resume.t))" } ?? "no state change"
             findings.violation(next?.t ?? resume.t, "download \(token) was resumed at \(Wording.time(resume.t)); it must "
-                + "leave suspended(user) within \(Wording.bound(context.resumeBound)), found \(found)")
+                + "leave suspended(user) within \(Wording.bound(context.resumeBound)), found \(found)",
+                broke: .goOnAfterResume)
             return
         }
         findings.support(next.t, "download \(token) suspended(user) → \(next.to) "
@@ -177,12 +195,18 @@ private struct PauseRule {
         let ended = trace.userActions.contains {
             $0.download == token && $0.t > resume.t && $0.error == nil && ["cancel", "delete"].contains($0.action)
         } || trace.restarts.contains { $0.kill.t > resume.t }
+        let owed = model.owesCompletion(download)
         if let completion = download.completion {
             findings.support(completion.t, "download \(token) → downloaded after the resume")
+        } else if let last = download.changes.last, last.to == .failed, let failure = model.failure(download, last) {
+            let why = failure.cause.map { "for a permanent cause: \($0.words)" } ?? "with no cause the world showed"
+            findings.support(last.t, "download \(token) → failed after the resume, \(why) (judged by \(failure.judgedBy))")
+        } else if !owed.owed {
+            findings.support(download.changes.last?.t ?? resume.t, "download \(token) after the resume: \(owed.why)")
         } else if !ended {
             findings.violation(download.changes.last?.t ?? resume.t, "download \(token) ended "
                 + "\(download.finalState.map { "\($0)" } ?? "without a state"), not downloaded, after the resume at "
-                + "\(Wording.time(resume.t))")
+                + "\(Wording.time(resume.t))", broke: .complete)
         }
     }
 }

@@ -32,7 +32,7 @@ public enum Properties {
     public static let all: [Property] = [
         .autoSuspendOnDisconnect, .cellularPolicy, .crashRecovery, .licenseBeforeBackground,
         .legalTransitions, .monotonicProgress, .integrity, .cancelDeleteClean, .pauseHolds,
-        .expiredRentalRefusesPlayback, .boundedRetries, .offlinePlayback, .liveness,
+        .expiredRentalRefusesPlayback, .boundedRetries, .offlinePlayback, .liveness, .justifiedFailure,
     ]
 
     /// The property with `id`, nil when there is none.

@@ -71,6 +71,11 @@ public struct PropertyContext: Sendable, Hashable {
     /// links the runner gave the conditioner; empty: every link delivers.
     public var unreachable: LinkReachability
 
+    /// The videos whose catalog entry is not offline-enabled (`offline_enabled: false`):
+    /// a failure of one of their downloads is justified. The runner fills it from its
+    /// origin's catalog; empty by default.
+    public var offlineDisabled: Set<String> = []
+
     /// The longest silence `liveness` allows while a download could go on: the stall
     /// timeout plus the backoff bound.
     public var livenessBound: Duration { stallTimeout + backoffBound }

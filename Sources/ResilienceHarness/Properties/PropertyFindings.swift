@@ -13,9 +13,9 @@ struct PropertyFindings {
         self.property = property
     }
 
-    /// A fact that breaks the property.
-    mutating func violation(_ t: UInt64, _ text: String) {
-        violations.append(Evidence(t: t, text))
+    /// A fact that breaks the property: the obligation of `ObligationModel` it broke.
+    mutating func violation(_ t: UInt64, _ text: String, broke obligation: Obligation) {
+        violations.append(Evidence(t: t, text, obligation: obligation.rawValue))
     }
 
     /// A fact that supports the property (or was noted and excused).

@@ -202,6 +202,7 @@ public actor ScenarioContext {
     /// still lack a license.
     @discardableResult
     public func prepareForBackground() async throws -> [String: String] {
+        collector.harness(.preparingForBackground)
         let reply = try await send(.prepareForBackground)
         guard case .unfinished(let unfinished) = reply else { return [:] }
         collector.harness(.preparedForBackground(unfinished: unfinished.keys.sorted()))

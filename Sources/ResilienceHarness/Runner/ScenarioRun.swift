@@ -149,6 +149,7 @@ struct ScenarioRun {
         var bounds = options.bounds
         bounds.renditions = OriginRenditions(played.origin.layout(ofVideos: trace.downloads.map(\.video)))
         bounds.hashManifest = played.origin.manifest(claimedIn: trace)
+        bounds.offlineDisabled = played.origin.offlineDisabledVideos
         bounds.epochWallClock = collector.epochWallClock
         bounds.minimumCrashRestarts = scenario.minimumCrashRestarts
         bounds.stallTimeout = options.stallTimeout

@@ -128,6 +128,8 @@ struct ScenarioFileParser {
             return .outageHitATransfer(try parameter.choice(DownMode.allCases.map { ($0.rawValue, $0) }, "down mode"))
         case "kills-with-bytes-in-flight":
             return .killsWithBytesInFlight(try parameter.int(expected, in: 1...Int.max))
+        case "situation":
+            return try Self.situation(parameter, expected)
         default:
             return .relaunchInterrupting(try parameter.choice(Self.relaunchKinds, "relaunch kind"))
         }
@@ -138,6 +140,31 @@ struct ScenarioFileParser {
             throw ScenarioFileError(kind: .unknownPrecondition, file: nil, reason: "unknown precondition '\(name)'")
         }
         return spec
+    }
+
+    /// `INCIDENT × CONTEXT` (or `INCIDENT x CONTEXT`): a situation pair of docs/situations.md.
+    private static func situation(_ node: ScenarioNode, _ expected: String) throws(ScenarioFileError)
+        -> ScenarioPreconditionSpec
+    {
+        let text = try node.text(expected)
+        let parts = text.replacingOccurrences(of: " x ", with: " × ").split(separator: "×", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2 else {
+            throw node.error(.invalidValue, "'\(text)' is not \(expected)")
+        }
+        guard let incident = Incident(rawValue: parts[0]) else {
+            let known = Incident.allCases.map(\.rawValue)
+            let near = ScenarioNode.nearest(parts[0], in: known).map { "; did you mean '\($0)'?" } ?? ""
+            throw node.error(.invalidValue, "unknown incident '\(parts[0])'\(near) The incidents are "
+                + known.joined(separator: ", "))
+        }
+        guard let context = SituationContext(rawValue: parts[1]) else {
+            let known = SituationContext.allCases.map(\.rawValue)
+            let near = ScenarioNode.nearest(parts[1], in: known).map { "; did you mean '\($0)'?" } ?? ""
+            throw node.error(.invalidValue, "unknown context '\(parts[1])'\(near) The contexts are "
+                + known.joined(separator: ", "))
+        }
+        return .situation(incident, context)
     }
 
     /// The kinds a kill relaunches after (not `clean`: that is a launch).

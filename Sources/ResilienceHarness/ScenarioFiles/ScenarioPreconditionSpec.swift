@@ -22,12 +22,16 @@ public enum ScenarioPreconditionSpec: Sendable, Hashable {
     case offlineInspection
     /// `inspection-after-a-rental-expired`.
     case inspectionAfterARentalExpired
+    /// `situation: INCIDENT × CONTEXT`: the scenario created that situation pair
+    /// (docs/situations.md), e.g. `situation: lifecycle.kill-crash × phase:paused`.
+    case situation(Incident, SituationContext)
 
     /// One of each name (with an example parameter): the names a file may use.
     public static let oneOfEach: [ScenarioPreconditionSpec] = [
         .outageHitATransfer(.reset), .cellularOnlyDuringDownloads, .killsWithBytesInFlight(3),
         .relaunchInterrupting(.userForceQuit), .licenseExchangeBeforeBackground, .pauseDuringATransfer,
         .cancelOfAnIncompleteDownload, .offlineInspection, .inspectionAfterARentalExpired,
+        .situation(.killCrash, .paused),
     ]
 
     /// The name a file uses.
@@ -42,6 +46,7 @@ public enum ScenarioPreconditionSpec: Sendable, Hashable {
         case .cancelOfAnIncompleteDownload: "cancel-of-an-incomplete-download"
         case .offlineInspection: "offline-inspection"
         case .inspectionAfterARentalExpired: "inspection-after-a-rental-expired"
+        case .situation: "situation"
         }
     }
 
@@ -51,8 +56,14 @@ public enum ScenarioPreconditionSpec: Sendable, Hashable {
         case .outageHitATransfer(let mode): mode.rawValue
         case .killsWithBytesInFlight(let count): String(count)
         case .relaunchInterrupting(let kind): kind.rawValue
+        case let .situation(incident, context): Self.pair(incident, context)
         default: nil
         }
+    }
+
+    /// `INCIDENT × CONTEXT`, as a file writes a situation pair.
+    static func pair(_ incident: Incident, _ context: SituationContext) -> String {
+        "\(incident.rawValue) × \(context.rawValue)"
     }
 
     /// What the parameter of the precondition named `key` is; nil when it takes none.
@@ -62,6 +73,7 @@ public enum ScenarioPreconditionSpec: Sendable, Hashable {
         case "kills-with-bytes-in-flight": "a number of kills, at least 1"
         case "relaunch-interrupting": "a relaunch kind: " + RelaunchKind.allCases.filter { $0 != .clean }
             .map(\.rawValue).joined(separator: ", ")
+        case "situation": "a situation pair INCIDENT × CONTEXT (docs/situations.md), e.g. lifecycle.kill-crash × phase:paused"
         default: nil
         }
     }
@@ -78,6 +90,7 @@ public enum ScenarioPreconditionSpec: Sendable, Hashable {
         case .cancelOfAnIncompleteDownload: ScenarioPreconditions.cancelOfAnIncompleteDownload
         case .offlineInspection: ScenarioPreconditions.offlineInspection
         case .inspectionAfterARentalExpired: ScenarioPreconditions.inspectionAfterARentalExpired
+        case let .situation(incident, context): ScenarioPreconditions.situation(incident, context)
         }
     }
 }

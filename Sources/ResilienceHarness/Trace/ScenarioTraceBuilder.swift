@@ -166,8 +166,8 @@ struct ScenarioTraceBuilder {
         case let .diskAtKill(pid, stored, partial, unknown):
             diskSnapshots.append(TracedDiskSnapshot(
                 t: t, pid: pid, stored: Set(stored.map(OriginPath.normalized)), partial: partial, unknown: unknown))
-        case .scenarioStarted, .helloAnswered, .scenarioFinished, .licenseServerBackground, .preparedForBackground, .pathAcknowledged,
-            .allowsCellularSet, .agentExited, .clientLaunched, .clientExited, .originFaultBegan, .originFaultEnded,
+        case .scenarioStarted, .helloAnswered, .scenarioFinished, .licenseServerBackground, .preparingForBackground,
+            .preparedForBackground, .pathAcknowledged, .allowsCellularSet, .agentExited, .clientLaunched, .clientExited, .originFaultBegan, .originFaultEnded,
             .storageSynced:
             break
         }

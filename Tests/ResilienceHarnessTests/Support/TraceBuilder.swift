@@ -55,6 +55,11 @@ struct TraceBuilder {
         add(seconds, .harness(.lifecycle(foreground: foreground)))
     }
 
+    /// `prepareForBackground()` returned: the app was told the background was coming.
+    mutating func prepared(unfinished: [String] = [], at seconds: Double) {
+        add(seconds, .harness(.preparedForBackground(unfinished: unfinished)))
+    }
+
     mutating func kill(at seconds: Double, pid: Int32 = 100) {
         add(seconds, .harness(.killed(pid: pid, reason: "scenario")))
     }
@@ -170,12 +175,12 @@ struct TraceBuilder {
     /// then (`firstByte`: seconds from its start to its response's head, when known).
     mutating func origin(
         _ path: String, bytes: Int, interface: String? = "wifi", range: String? = nil, at seconds: Double,
-        duration: Double = 0, status: Int = 200, source: String? = nil, firstByte: Double? = nil
+        duration: Double = 0, status: Int = 200, source: String? = nil, firstByte: Double? = nil, completed: Bool = true
     ) {
         let record = OriginRequestRecord(
             connectionID: 1, interface: interface, proxySource: source, method: "GET", path: path, range: range, status: status,
             bytesSent: bytes, startedAtNanoseconds: 0, timeToFirstByteNanoseconds: firstByte.map(ns),
-            durationNanoseconds: ns(duration), faultRuleID: nil, completed: true)
+            durationNanoseconds: ns(duration), faultRuleID: nil, completed: completed)
         add(seconds, .origin(record))
     }
 

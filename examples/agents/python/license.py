@@ -33,6 +33,11 @@ class Licensing:
             asset, _, key_id = system["key_uri"][len("skd://"):].partition("/")
             transport.fetch_bytes(attempt, urljoin(base, system["certificate_url"]), on_bytes)
             self._go_on(d, attempt)
+            with self.cond:
+                # Sent to the background while the certificate was on its way: no license
+                # request in the background; the loop takes the exchange up in the foreground.
+                if not self._may_exchange_license():
+                    raise Aborted()
             rental = d.request.get("rentalSeconds")
             terms = {"kind": "rental", "rental_duration_seconds": rental} if rental else {"kind": "purchase"}
             nonce = str(uuid.uuid4())

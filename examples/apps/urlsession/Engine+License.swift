@@ -28,6 +28,9 @@ extension Engine {
         let bytes = onBytes(token, attempt)
         _ = try client.fetch(system.certificateURL, over: attempt, onBytes: bytes)
         try goOn(token, attempt)
+        // Sent to the background while the certificate was on its way: no license request
+        // in the background; the worker takes the exchange up again in the foreground.
+        try lock.withLock { guard mayExchangeLicense else { throw Aborted() } }
         let nonce = UUID().uuidString
         var terms: [String: Any] = ["kind": "purchase"]
         if let rental = record.request.rentalSeconds { terms = ["kind": "rental", "rental_duration_seconds": rental] }
