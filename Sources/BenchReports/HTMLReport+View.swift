@@ -158,7 +158,8 @@ extension HTMLReportView {
                     summary: safe(verdict.summary), hasEvidence: !verdict.evidence.isEmpty,
                     evidenceCount: String(verdict.evidence.count),
                     evidence: verdict.evidence.map {
-                        Fact(key: MetricComparison.format(Double($0.t) / 1e9), value: safe($0.text))
+                        Fact(key: MetricComparison.format(Double($0.t) / 1e9),
+                             value: safe($0.text + ($0.obligation.map { " [broke: \($0)]" } ?? "")))
                     })
             }
         }

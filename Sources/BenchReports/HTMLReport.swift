@@ -21,6 +21,8 @@ public enum HTMLReport {
     public static func render(
         _ report: RunReport, trace: [TraceEntry], comparison: GateComparison? = nil, baselineNote: String? = nil
     ) throws(HTMLReportError) -> String {
+        // People read downloads as the timeline names them (`clear · 2926520a`).
+        let report = report.namingDownloads
         let ordered = zip(trace, trace.dropFirst()).allSatisfy { $0.t <= $1.t }
             ? trace : trace.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
         let tagged = ordered.contains { $0.scenario != nil }

@@ -21,6 +21,8 @@ public enum JUnitReport {
 
     /// The document for `report`.
     public static func render(_ report: RunReport) -> String {
+        // Downloads named as the timeline names them (`clear · 2926520a`).
+        let report = report.namingDownloads
         let verdicts = report.scenarios.flatMap(\.verdicts)
         let preconditions = report.scenarios.flatMap(\.preconditions)
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
@@ -105,8 +107,10 @@ public enum JUnitReport {
 
     /// The summary, then one line per piece of evidence.
     static func body(_ verdict: Verdict) -> String {
-        ([verdict.summary] + verdict.evidence.map { "\(seconds(Double($0.t) / 1e9)) s  \($0.text)" })
-            .joined(separator: "\n")
+        ([verdict.summary] + verdict.evidence.map { evidence in
+            "\(seconds(Double(evidence.t) / 1e9)) s  \(evidence.text)"
+                + (evidence.obligation.map { "  [broke: \($0)]" } ?? "")
+        }).joined(separator: "\n")
     }
 
     private static func attributes(_ pairs: [(String, String)]) -> String {

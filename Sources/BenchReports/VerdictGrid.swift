@@ -8,7 +8,10 @@ struct VerdictGrid {
     /// that could not run to its end.
     struct Failure {
         var scenario: String
+        /// What failed; empty when it is the property named like the scenario (said once).
         var what: String
+        /// Whether `what` is said (a stored value: the templates read stored properties).
+        var hasWhat: Bool
         var sentence: String
         /// Where the page shows it: the failure's mark on the scenario's timeline, or the scenario.
         var href: String
@@ -54,7 +57,8 @@ struct VerdictGrid {
                 let verdict = scenario.verdicts.first { $0.property == property }
                 return Cell(
                     text: cell.symbol, cssClass: "cell-" + TimelineSVG.cssName(cell.rawValue),
-                    title: safe("\(scenario.name) × \(property): \(cell.rawValue)" + (verdict.map { ": " + $0.summary } ?? "")),
+                    title: safe((property == scenario.name ? "\(scenario.name) (its own property)" : "\(scenario.name) × \(property)")
+                        + ": \(cell.rawValue)" + (verdict.map { ": " + $0.summary } ?? "")),
                     href: cell == .failed ? "#" + anchor.failure(property) : verdict == nil ? "#" + anchor.scenario
                         : "#" + anchor.verdict(property))
             }
@@ -103,15 +107,16 @@ struct VerdictGrid {
                     : " First seen at \(TimelineSVG.seconds(first.t)) s: \(first.text)"
             } ?? ""
             return Failure(
-                scenario: safe(scenario.name), what: safe(verdict.property), sentence: safe(verdict.summary + when),
+                scenario: safe(scenario.name), what: verdict.property == scenario.name ? "" : safe(verdict.property),
+                hasWhat: verdict.property != scenario.name, sentence: safe(verdict.summary + when),
                 href: "#" + anchor.failure(verdict.property))
         }
         lines += scenario.preconditions.filter { !$0.met }.map {
-            Failure(scenario: safe(scenario.name), what: safe("precondition \($0.name) not met"), sentence: safe($0.detail),
+            Failure(scenario: safe(scenario.name), what: safe("precondition \($0.name) not met"), hasWhat: true, sentence: safe($0.detail),
                     href: "#" + anchor.scenario)
         }
         if let error = scenario.error {
-            lines.append(Failure(scenario: safe(scenario.name), what: "could not run to its end", sentence: safe(error),
+            lines.append(Failure(scenario: safe(scenario.name), what: "could not run to its end", hasWhat: true, sentence: safe(error),
                                  href: "#" + anchor.scenario))
         }
         return lines

@@ -5,8 +5,8 @@ import OfflineDownloads
 /// Turns the engine's events into the protocol's: tokens by their raw value, states in
 /// the protocol's words, segment URIs by their origin path, package URLs by the path of
 /// their master playlist. With
-/// `AgentMisbehavior.failOnOutage` it is also where the app gives up on a download
-/// the engine suspends for the network, and with `claimsUnstoredSegments` and
+/// `AgentMisbehavior.failOnOutage` (and `failOnBodyCut`) it is also where the app gives
+/// up on a download the engine suspends for the network, and with `claimsUnstoredSegments` and
 /// `claimsDownloadedEarly` where the app lies about what it stored
 /// (`AgentEventRelay+Claims.swift`).
 ///
@@ -18,14 +18,19 @@ struct AgentEventRelay {
     struct Output: Equatable {
         /// The events to write, in order.
         var events: [AppEvent] = []
-        /// A download to pause in the engine (quietly: `failOnOutage` gave up on it).
+        /// A download to pause in the engine (quietly: `failOnOutage` or `failOnBodyCut`
+        /// gave up on it).
         var pause: DownloadToken?
     }
 
     let misbehavior: AgentMisbehavior?
+    /// Whether the path the app was last given offers an interface (`failOnBodyCut`); the
+    /// driver sets it before each event.
+    var pathOffersInterface = true
     /// The last state reported for each download.
     private var reported: [String: AppState] = [:]
-    /// Downloads reported failed by `failOnOutage`: their state changes are no longer told.
+    /// Downloads reported failed by `failOnOutage` or `failOnBodyCut`: their state changes
+    /// are no longer told.
     private var abandoned: Set<String> = []
     /// What the driver told of each download's plan (the lying variants only).
     private(set) var plans: [String: PlanFacts] = [:]
@@ -95,13 +100,25 @@ struct AgentEventRelay {
         if misbehavior == .failOnOutage, to == .suspended(.network) {
             // The bad app: a lost network is an error. It stops the download and says
             // it failed, from the state it last showed.
-            abandoned.insert(download)
-            let previous = reported[download] ?? from
-            reported[download] = .failed
-            return Output(events: [.stateChanged(download: download, from: previous, to: .failed)], pause: token)
+            return giveUp(token, from: from)
+        }
+        if misbehavior == .failOnBodyCut, to == .suspended(.network), from == .downloading, pathOffersInterface {
+            // The bad app: a transfer that broke with an interface up (a cut body, a
+            // stall) is an error too.
+            return giveUp(token, from: from)
         }
         reported[download] = to
         return Output(events: [.stateChanged(download: download, from: from, to: to)])
+    }
+
+    /// `failOnOutage`, `failOnBodyCut`: the download is reported failed from the state it
+    /// last showed, stopped in the engine, and its later changes are not told.
+    private mutating func giveUp(_ token: DownloadToken, from: AppState) -> Output {
+        let download = token.rawValue
+        abandoned.insert(download)
+        let previous = reported[download] ?? from
+        reported[download] = .failed
+        return Output(events: [.stateChanged(download: download, from: previous, to: .failed)], pause: token)
     }
 
     /// The engine's change of a download `claimsDownloadedEarly` already reported

@@ -92,6 +92,27 @@ public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable 
     /// so a download not allowed cellular is allowed it when a later one is (breaks
     /// `cellular-policy`).
     case cellularSettingPerBatch = "cellular-setting-per-batch"
+    /// After a relaunch after a crash (or a kill for memory), resumes every download the
+    /// engine restored paused, as an app that keeps the user's pause in memory only: the
+    /// download goes on behind the user's back (breaks `pause-holds`).
+    case unpauseAfterRelaunch = "unpause-after-relaunch"
+    /// When it is given a path with an interface after one with none, resumes every
+    /// paused download, as an app that restarts its whole queue on a reachability change
+    /// (breaks `pause-holds`).
+    case unpauseOnPathReturn = "unpause-on-path-return"
+    /// When the user resumes a download while the app knows no interface is up, shows it
+    /// downloading at once (its list reflects the tap), then suspended as the engine says
+    /// (breaks `auto-suspend-on-disconnect`: a transfer the network denies).
+    case downloadingOnOfflineResume = "downloading-on-offline-resume"
+    /// Reports a download failed, and stops it, when the engine suspends it for the
+    /// network while the path still offers an interface: its transfer broke (a body cut,
+    /// a stall) with WiFi up, and the app treats any transfer error as fatal (breaks
+    /// `justified-failure`: no permanent cause).
+    case failOnBodyCut = "fail-on-body-cut"
+    /// Gives up on a download at its first server error (5xx): the engine's bounded
+    /// retries are set to one attempt (`EngineConfiguration.retry.maximumAttempts`), where
+    /// the documented rule is five rounds in a row (breaks `justified-failure`).
+    case failOnServerError = "fail-on-server-error"
 
     /// The property each misbehaviour must make fail.
     public var brokenProperty: String {
@@ -110,6 +131,9 @@ public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable 
         case .pauseOnlyTheList: "pause-holds"
         case .stuckAfterHandoff: "auto-suspend-on-disconnect"
         case .cellularSettingPerBatch: "cellular-policy"
+        case .unpauseAfterRelaunch, .unpauseOnPathReturn: "pause-holds"
+        case .downloadingOnOfflineResume: "auto-suspend-on-disconnect"
+        case .failOnBodyCut, .failOnServerError: "justified-failure"
         }
     }
 }

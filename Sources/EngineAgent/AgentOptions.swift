@@ -50,6 +50,7 @@ public struct AgentOptions: Sendable {
             configuration.retry.base = .milliseconds(1)
             configuration.retry.cap = .milliseconds(1)
         }
+        if misbehavior == .failOnServerError { configuration.retry.maximumAttempts = 1 }
         return configuration
     }
 }

@@ -20,8 +20,13 @@ extension AgentRuntime {
     func perform(_ command: AppCommand) async throws(EngineError) -> AppReplyValue {
         switch command {
         case .setPath(let path):
+            let wasOffline = memory.withLock { $0.toldOffline }
             probe?.pathChanged(path)
             feed.update(engineView(of: path))
+            if options.misbehavior == .unpauseOnPathReturn, wasOffline, !path.interfaces.isEmpty {
+                let resumed = await AgentMisbehavior.resumePaused(in: engine)
+                AgentLog.write("unpause-on-path-return: resumed \(resumed) paused downloads")
+            }
         case .setForeground(let foreground):
             await engine.setForeground(foreground)
         case .prepareForBackground:
@@ -53,6 +58,7 @@ extension AgentRuntime {
             }
             try await engine.pause(DownloadToken(download))
         case .resume(let download):
+            if options.misbehavior == .downloadingOnOfflineResume { claimDownloadingIfOffline(download) }
             try await engine.resume(DownloadToken(download))
         case .cancel(let download):
             try await engine.cancel(DownloadToken(download))

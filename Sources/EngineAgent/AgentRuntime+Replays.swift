@@ -4,7 +4,8 @@ import Foundation
 import OfflineDownloads
 
 /// What the replayed bugs (`wifiReturnUnnoticed`, `duplicateAfterRelaunch`,
-/// `completeAfterRelaunch`, `downloadingWhileOffline`) remember between the command loop
+/// `completeAfterRelaunch`, `downloadingWhileOffline`) and the seams' misbehaviours
+/// (`downloadingOnOfflineResume`) remember between the command loop
 /// and the relay task. A value; `AgentRuntime` keeps it behind a lock.
 struct AgentMemory: Sendable {
     /// The app was given a path with WiFi (`wifiReturnUnnoticed`).
@@ -18,6 +19,9 @@ struct AgentMemory: Sendable {
     /// Downloads `pauseOnlyTheList` reported paused before the engine paused them: their
     /// state changes are not told until the engine's own `→ suspended(user)`.
     var pausedEarly: Set<String> = []
+    /// Downloads `downloadingOnOfflineResume` showed downloading on a resume with no
+    /// interface: the engine's own change out of `suspended(user)` is told from there.
+    var resumedOffline: Set<String> = []
 
     /// The path the engine gets when the app is given `path` (already bent by the
     /// misbehaviour's `pathForEngine`), remembering what the replays need.
@@ -103,6 +107,31 @@ extension AgentRuntime {
         }
     }
 
+    /// `downloadingOnOfflineResume`, on the user's resume of `download`: when the last path
+    /// had no interface, shows it downloading at once (from `suspended(user)`, as the
+    /// harness last read it), before the engine has settled it.
+    func claimDownloadingIfOffline(_ download: String) {
+        let offline = memory.withLock { memory -> Bool in
+            guard memory.toldOffline else { return false }
+            memory.resumedOffline.insert(download)
+            return true
+        }
+        guard offline else { return }
+        output.event(.stateChanged(download: download, from: .suspended(.user), to: .downloading))
+    }
+
+    /// `downloadingOnOfflineResume`: the engine's change of a download shown downloading
+    /// on an offline resume, told from `downloading` (the state the app showed), once.
+    func retoldAfterOfflineResume(_ events: [AppEvent]) -> [AppEvent] {
+        guard options.misbehavior == .downloadingOnOfflineResume else { return events }
+        return events.compactMap { event in
+            guard case let .stateChanged(download, .suspended(.user), to) = event,
+                memory.withLock({ $0.resumedOffline.remove(download) }) != nil
+            else { return event }
+            return to == .downloading ? nil : .stateChanged(download: download, from: .downloading, to: to)
+        }
+    }
+
     /// `pauseOnlyTheList`: says the download is paused now, and pauses the engine's
     /// transfer of it 3 s later.
     func pauseOnlyTheList(_ download: String) {
@@ -137,6 +166,21 @@ extension AgentRuntime {
 }
 
 extension AgentMisbehavior {
+    /// `unpauseAfterRelaunch`, `unpauseOnPathReturn`: resumes every download the engine
+    /// holds paused by the user. Returns how many.
+    static func resumePaused(in engine: DownloadManager) async -> Int {
+        var resumed = 0
+        for status in await engine.statuses where status.state == .suspended(.user) {
+            do {
+                try await engine.resume(status.token)
+                resumed += 1
+            } catch {
+                AgentLog.write("cannot resume \(status.token): \(error)")
+            }
+        }
+        return resumed
+    }
+
     /// `duplicateAfterRelaunch`, once the engine has started after a crash: requests a
     /// second download of every video the engine holds unfinished, from the catalog entry
     /// kept in its package (`video.json`), with the same cellular setting as the app's.

@@ -181,6 +181,10 @@ public final class AgentRuntime: Sendable {
             hidden = await AgentMisbehavior.requestDuplicates(of: engine, storageDirectory: storage)
             AgentLog.write("duplicate-after-relaunch: requested \(hidden.count) copies")
         }
+        if options.misbehavior == .unpauseAfterRelaunch, [.crash, .memoryPressure].contains(after) {
+            let resumed = await AgentMisbehavior.resumePaused(in: engine)
+            AgentLog.write("unpause-after-relaunch: resumed \(resumed) paused downloads")
+        }
         let agent = AgentRuntime(
             options: options, storage: storage, after: after, engine: engine, feed: feed, output: output, hidden: hidden)
         return (agent, partials, scanError)
@@ -214,7 +218,9 @@ public final class AgentRuntime: Sendable {
         for await event in engine.events {
             guard !hides(event) else { continue }
             learnPlan(&relay, for: event)
+            relay.pathOffersInterface = memory.withLock { !$0.toldOffline }
             var output = relay.relay(event)
+            output.events = retoldAfterOfflineResume(output.events)
             output.events += await earlyClaim(&relay, after: event)
             output.events += replayClaims(&relay, after: event)
             for appEvent in output.events { self.output.event(appEvent) }

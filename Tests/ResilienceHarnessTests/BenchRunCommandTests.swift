@@ -102,10 +102,33 @@ import Testing
         #expect(report.passed, "\(report.scenarios.flatMap(\.verdicts).filter(\.failed))")
     }
 
+    /// `--agent` takes the builtin names of `bench matrix` too (a misbehaviour's here), and
+    /// the console names a download as the timeline does, and a scenario's own property once.
+    @Test func aBuiltinNameGivenWithAgentIsThatEngine() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = try await runBench(
+            ["--profile", scratch.profile, "--scenario", "auto-suspend-on-disconnect", "--agent", "fail-on-outage", "--json",
+             "--out", scratch.out],
+            in: scratch.root)
+        #expect(run.status == 1, "\(run.output)")
+        let report = try Self.decodeReport(run.stdout)
+        #expect(report.run.agent == "deadzone --misbehave fail-on-outage")
+        let scenario = try #require(report.scenarios.first)
+        #expect(scenario.failedProperties == ["auto-suspend-on-disconnect"], "\(scenario.verdicts.filter(\.failed))")
+        let downloads = try #require(scenario.downloads)
+        #expect(run.stderr.contains("FAIL  its own property: "), "\(run.stderr)")
+        #expect(downloads.contains { run.stderr.contains("download \($0.label) ") }, "\(run.stderr)")
+        #expect(!downloads.contains { run.stderr.contains($0.token) }, "the console names downloads, never by whole tokens")
+        #expect(downloads.allSatisfy { run.stdout.contains($0.token) }, "report.json keeps the tokens whole")
+        #expect(downloads.contains { scratch.text("junit.xml").contains("download \($0.label) ") })
+    }
+
     @Test(arguments: [
         (["--agent", "'unterminated"], "a ' is not closed"),
         (["--agent", "  "], "names no executable"),
         (["--agent", "x", "--misbehave", "fake-license"], "cannot be combined with --agent"),
+        (["--agent", "python", "--misbehave", "fake-license"], "cannot be combined with --agent python"),
     ])
     func aBadAgentCommandIsBadInput(arguments: [String], says: String) async throws {
         let scratch = try Scratch()

@@ -150,4 +150,49 @@ import Testing
         #expect(found.rendition == nil && !found.isComplete)
         #expect(found.problems == ["no stored segment hashes like the origin's at the same place in any rendition"])
     }
+
+    /// A package a player can open: every group a variant names is defined by a rendition
+    /// of the master, and every key and init section a playlist names resolves inside the
+    /// package, whether or not the playlist is one the origin's renditions match (the
+    /// subtitles here are matched, but their sidecars are judged all the same).
+    @Test func everyGroupAndSidecarTheStoredPlaylistsNameMustResolve() async throws {
+        let package = try ScratchPackage(video: "multilang")
+        defer { package.remove() }
+        try package.store("1200k", as: "x.m3u8", in: "x")
+        try package.store("audio_fr", as: "y.m3u8", in: "y")
+        try package.store("subs/de", as: "z.m3u8", in: "z")
+        func master(audioGroup: String) -> String {
+            """
+            #EXTM3U
+            #EXT-X-VERSION:4
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="fr",URI="y.m3u8"
+            #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="de",URI="z.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=1200000,AUDIO="\(audioGroup)",SUBTITLES="subs"
+            x.m3u8
+
+            """
+        }
+        try package.write("master.m3u8", text: master(audioGroup: "aud"))
+        var found = await package.read()
+        #expect(found.problems.isEmpty, "\(found.problems)")
+        #expect(found.playlists.allSatisfy { $0.isComplete }, "\(found.playlists.map(\.summary))")
+
+        // The variant names an audio group the master no longer defines (the engine kept
+        // the attribute and dropped the renditions): a player refuses the master.
+        try package.write("master.m3u8", text: master(audioGroup: "aud-en"))
+        found = await package.read()
+        #expect(found.problems == ["the master playlist master.m3u8 names the AUDIO group \"aud-en\" (for x.m3u8), which "
+            + "it defines no rendition of"])
+
+        // An init section and a key the subtitles playlist names, not in the package.
+        try package.write("master.m3u8", text: master(audioGroup: "aud"))
+        try package.store("subs/de", as: "z.m3u8", in: "z", keyLine: "#EXT-X-MAP:URI=\"z/init.mp4\"\n"
+            + "#EXT-X-KEY:METHOD=AES-128,URI=\"z/k.key\"")
+        found = await package.read()
+        let subtitles = try #require(found.playlists.first { $0.uri == "z.m3u8" })
+        #expect(!subtitles.isComplete)
+        #expect(subtitles.problems.contains("z.m3u8 names the init section z/init.mp4, which is not in the package"),
+                "\(subtitles.problems)")
+        #expect(subtitles.problems.contains("z.m3u8 names the key z/k.key, which is not in the package"), "\(subtitles.problems)")
+    }
 }

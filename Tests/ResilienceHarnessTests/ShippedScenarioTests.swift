@@ -6,7 +6,8 @@ import Testing
 
 /// The shipped scenario files declare what the Swift scenarios they replaced declared (the
 /// three written for situation coverage, network-edges, origin-faults and early-edges,
-/// what they were written to declare), and play the same calls (the steps below are
+/// and the two of the seams, pause-seams and failure-seams, what they were written to
+/// declare), and play the same calls (the steps below are
 /// those calls, in order). The profile's
 /// timeline is played in two halves since the gate plays scenarios concurrently:
 /// profile-timeline (from 20 s) and profile-timeline-late (from 1m45s).
@@ -43,6 +44,16 @@ import Testing
             name: "early-edges", asserts: ["crash-recovery", "integrity", "cellular-policy"],
             needs: [.licenses, .cellularSetting, .crashRecovery, .inspect],
             preconditions: [ScenarioPreconditions.relaunchInterrupting(.crash).name]),
+        // The seams of docs/obligations.md, each situation a pair of the situation model.
+        Declared(
+            name: "failure-seams", asserts: ["license-before-background", "integrity", "liveness"],
+            needs: [.licenses, .inspect],
+            preconditions: [
+                ScenarioPreconditions.situation(.originStatusFault, .midSegment).name,
+                ScenarioPreconditions.situation(.bodyCut, .midSegment).name,
+                ScenarioPreconditions.situation(.backgroundUnprepared, .license).name,
+                ScenarioPreconditions.situation(.prepareForBackground, .license).name,
+            ]),
         Declared(
             name: "housekeeping",
             asserts: ["pause-holds", "cancel-delete-clean", "offline-playback", "expired-rental-refuses-playback", "integrity"],
@@ -61,6 +72,13 @@ import Testing
                 ScenarioPreconditions.cellularOnlyDuringDownloads.name, ScenarioPreconditions.relaunchInterrupting(.crash).name,
             ], minimumCrashRestarts: 1, targetSeconds: 16),
         Declared(name: "origin-faults", asserts: ["integrity", "liveness"], needs: [.inspect], preconditions: []),
+        Declared(
+            name: "pause-seams", asserts: ["pause-holds", "crash-recovery", "cancel-delete-clean", "integrity"],
+            needs: [.pause, .cancelAndDelete, .crashRecovery, .inspect],
+            preconditions: [ScenarioPreconditions.pauseDuringATransfer.name] + [
+                (Incident.downReset, SituationContext.paused), (.wifiBack, .paused), (.killCrash, .paused),
+                (.resume, .offline), (.cancel, .paused), (.delete, .paused), (.delete, .midSegment),
+            ].map { ScenarioPreconditions.situation($0.0, $0.1).name }),
         Declared(
             name: "profile-timeline-late", asserts: [], needs: [.cellularSetting, .cancelAndDelete, .inspect], preconditions: [],
             targetSeconds: 40, interfacesStart: .asProfile, profileFrom: .seconds(105)),

@@ -173,7 +173,8 @@ extension Matrix {
 
     private static func locate(_ name: String, _ column: MatrixColumn, _ report: RunReport?) -> (ScenarioResult, String)? {
         guard let report, let index = report.scenarios.firstIndex(where: { $0.name == name }) else { return nil }
-        return (report.scenarios[index], column.reportPage + "#" + ScenarioAnchors(index: index).scenario)
+        // Its downloads named as the run's timeline names them (`clear · 2926520a`).
+        return (report.scenarios[index].namingDownloads, column.reportPage + "#" + ScenarioAnchors(index: index).scenario)
     }
 
     private static func scenarioCell(_ name: String, _ column: MatrixColumn, _ report: RunReport?) -> MatrixCell {

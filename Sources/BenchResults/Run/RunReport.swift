@@ -126,14 +126,20 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
     /// Each copy of the app's storage the harness had its sync command make before a read
     /// (`--storage-sync`), in order; nil when the storage was read in place.
     public var storageSyncs: [StorageSync]?
+    /// The downloads the harness requested, token and video, so that the console, HTML
+    /// and JUnit name each as the timeline does (`namingDownloads`); nil in a report
+    /// written before it was recorded, or when none was requested.
+    public var downloads: [DownloadName]?
 
     /// Creates a result.
     public init(
         name: String, summary: String, verdicts: [Verdict], metrics: ScenarioMetrics, startNanoseconds: UInt64,
         endNanoseconds: UInt64, error: String? = nil, preconditions: [PreconditionResult] = [],
         unsupported: [String]? = nil, load: ScenarioLoad? = nil, coverage: ScenarioCoverage? = nil,
-        stderr: [LaunchLog]? = nil, asserts: [String]? = nil, storageSyncs: [StorageSync]? = nil
+        stderr: [LaunchLog]? = nil, asserts: [String]? = nil, storageSyncs: [StorageSync]? = nil,
+        downloads: [DownloadName]? = nil
     ) {
+        self.downloads = downloads
         self.storageSyncs = storageSyncs
         self.asserts = asserts
         self.stderr = stderr
@@ -171,7 +177,7 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case name, summary, verdicts, metrics, startNanoseconds, endNanoseconds, error, preconditions, unsupported, load
-        case coverage, stderr, asserts, storageSyncs
+        case coverage, stderr, asserts, storageSyncs, downloads
     }
 
     public init(from decoder: any Decoder) throws {
@@ -191,6 +197,7 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
         coverage = try c.decodeIfPresent(ScenarioCoverage.self, forKey: .coverage)
         stderr = try c.decodeIfPresent([LaunchLog].self, forKey: .stderr)
         storageSyncs = try c.decodeIfPresent([StorageSync].self, forKey: .storageSyncs)
+        downloads = try c.decodeIfPresent([DownloadName].self, forKey: .downloads)
     }
 }
 

@@ -3,9 +3,15 @@ import Foundation
 extension ScenarioResult {
     /// The line `bench` prints when a scenario ends: "PASS  8 properties held, 3 not
     /// applicable (41.2 s); exercised: …", "FAIL  crash-recovery, integrity: …" (every
-    /// failed property, then any unmet precondition), "FAIL  precondition not met: …"
-    /// or "UNSUPPORTED  …".
+    /// failed property, the one named like the scenario as "its own property", then any
+    /// unmet precondition), "FAIL  precondition not met: …" or "UNSUPPORTED  …"; each
+    /// download named as the timeline names it (`namingDownloads`).
     public var outcomeLine: String {
+        namingDownloads.unnamedOutcomeLine
+    }
+
+    /// `outcomeLine` of the text as it is (tokens whole).
+    private var unnamedOutcomeLine: String {
         let seconds = Double(endNanoseconds - startNanoseconds) / 1e9
         let time = String(format: "%.1f s", seconds)
         if let text = unsupportedText {
@@ -19,7 +25,10 @@ extension ScenarioResult {
         let failed = verdicts.filter(\.failed)
         if let first = failed.first {
             let also = unmet.first.map { "; precondition not met: \($0.name): \($0.detail)" } ?? ""
-            return "FAIL  \(failed.map(\.property).joined(separator: ", ")): \(first.summary)\(also) (\(time))"
+            // A property named like its scenario is said once ("auto-suspend-on-disconnect:
+            // FAIL  its own property: …").
+            let names = failed.map { $0.property == name ? "its own property" : $0.property }
+            return "FAIL  \(names.joined(separator: ", ")): \(first.summary)\(also) (\(time))"
         }
         if let first = unmet.first {
             return "FAIL  precondition not met: \(first.name): \(first.detail) (\(time))"

@@ -58,13 +58,16 @@ extension DownloadManager {
                 return .failure(error)
             } else {
                 entries[token]?.lastError = "\(error)"
-                scheduleRetry(token, kind: error.isOffline ? .network : .other, lastError: "\(error)")
+                scheduleRetry(
+                    token, kind: error.isOffline || error.isLicenseInBackground ? .network : .other, lastError: "\(error)")
             }
             return .failure(error)
         }
     }
 
     static var refusedPrefix: String { "refused: " }
+    /// How a license failure that waits for the foreground begins (`EngineError.isLicenseInBackground`).
+    static var backgroundPrefix: String { "in the background: " }
 
     /// Certificate, license, verification, then the license is stored in the index.
     /// Never sent in the background: the server would refuse it, and the SDK guides
@@ -73,7 +76,7 @@ extension DownloadManager {
         guard let entry = entries[token], let video = entry.video, let endpoints = video.licenseEndpoints,
             let key = video.licenseKey
         else { throw .license(Self.refusedPrefix + "the video's catalog entry names no license server or key") }
-        guard isForeground else { throw .license("the app is in the background; licenses are exchanged in the foreground") }
+        guard isForeground else { throw .license(Self.backgroundPrefix + "licenses are exchanged in the foreground") }
         let choice = InterfaceChoice(path: pathProvider.currentPath, allowsCellular: entry.record.parameters.allowsCellular)
         guard let kind = choice.interface, let interface = pathProvider.currentPath.interface(kind) else {
             throw .offline("no allowed interface is up to reach the license server")
@@ -94,6 +97,9 @@ extension DownloadManager {
             // page instead of the license): nothing is stored, and it is retried as an
             // outage is, never counted as a refusal.
             if case .transport(let transport) = error, transport.isNetwork { throw .offline("\(error)") }
+            // Sent to the background mid-exchange (or refused as in the background): the
+            // exchange waits for the foreground.
+            if case .appInBackground = error { throw .license(Self.backgroundPrefix + "\(error)") }
             throw .license((error.isPermanent ? Self.refusedPrefix : "") + "\(error)")
         }
         let stored = try await store(license, for: token)

@@ -79,6 +79,14 @@ public enum EngineError: Error, Hashable, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// Whether a license exchange waited for the foreground (the app was, or went, to the
+    /// background): retried without bound, like an outage, never counted as a server
+    /// error; the download waits in `suspended(awaitingForeground)` meanwhile.
+    var isLicenseInBackground: Bool {
+        if case .license(let reason) = self { return reason.hasPrefix(DownloadManager.backgroundPrefix) }
+        return false
+    }
+
     public var description: String {
         switch self {
         case .notOfflineEnabled(let id): "video \(id) is not offline-enabled (offline_enabled is false); it can only be streamed"

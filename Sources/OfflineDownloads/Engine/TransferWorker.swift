@@ -65,7 +65,7 @@ struct TransferWorker: Sendable {
     /// the exchange failed on the network, `EngineError.offline`).
     private func awaitLicense() async throws(TransferFailure) {
         guard let license else { return }
-        if case .failure(let error) = await license.value { throw .license("\(error)", network: error.isOffline) }
+        if case .failure(let error) = await license.value { throw .license("\(error)", network: error.isOffline || error.isLicenseInBackground) }
     }
 
     /// The byte ranges of range items, by segment key (from the plan kept as `plan.json`).

@@ -50,12 +50,36 @@ struct PackageReader {
             if case .present = file.state { continue }
             contents.problems.append("the session key \(key.uri) is \(file.state.phrase)")
         }
+        contents.problems += Self.undefinedGroups(in: playlist, name: name)
         var seen: Set<String> = []
         for (uri, role) in Self.mediaPlaylists(of: playlist) where seen.insert(uri).inserted {
             contents.playlists.append(readMedia(uri, role: role))
         }
         if contents.playlists.isEmpty { contents.problems.append("the master playlist \(name) names no media playlist") }
         return contents
+    }
+
+    /// Each group a variant (or an I-frame variant) names that the master defines no
+    /// rendition of, with that type: a player refuses such a master (RFC 8216 §4.3.4.2.1:
+    /// AUDIO, VIDEO, SUBTITLES and CLOSED-CAPTIONS must match an EXT-X-MEDIA's GROUP-ID).
+    static func undefinedGroups(in master: MasterPlaylist, name: String) -> [String] {
+        var named: [(type: Rendition.MediaType, group: String, uri: String)] = []
+        for variant in master.variants {
+            if let audio = variant.audio { named.append((.audio, audio, variant.uri)) }
+            if let video = variant.video { named.append((.video, video, variant.uri)) }
+            if let subtitles = variant.subtitles { named.append((.subtitles, subtitles, variant.uri)) }
+            if case .group(let captions)? = variant.closedCaptions { named.append((.closedCaptions, captions, variant.uri)) }
+        }
+        for variant in master.iFrameVariants {
+            if let video = variant.video { named.append((.video, video, variant.uri)) }
+        }
+        var problems: [String] = []
+        for reference in named where !master.renditions.contains(where: { $0.type == reference.type && $0.groupID == reference.group }) {
+            let problem = "the master playlist \(name) names the \(reference.type.rawValue) group \"\(reference.group)\" "
+                + "(for \(reference.uri)), which it defines no rendition of"
+            if !problems.contains(problem) { problems.append(problem) }
+        }
+        return problems
     }
 
     /// The media playlists a master names, with the role it gives each, in its order.
@@ -95,7 +119,25 @@ struct PackageReader {
         for keyURI in remoteKeys {
             playlist.problems.append("\(uri) lists the key \(keyURI), which a player would fetch from the network")
         }
+        playlist.problems += Self.unresolvedSidecars(of: playlist.segments, in: uri)
         return playlist
+    }
+
+    /// The keys and init sections (`EXT-X-MAP`) `segments` name that a player could not
+    /// open from the package: missing, outside it, or remote; once each, whether or not the
+    /// playlist is one of the origin's renditions (a subtitles playlist, or one whose
+    /// segments are all absent, is matched with none, and its sidecars must resolve too).
+    static func unresolvedSidecars(of segments: [LocalSegment], in uri: String) -> [String] {
+        var problems: [String] = []
+        for segment in segments {
+            let sidecars = [segment.map.map { ("the init section", $0) }, segment.keyFile.map { ("the key", $0) }].compactMap { $0 }
+            for (what, file) in sidecars {
+                if case .present = file.state { continue }
+                let problem = "\(uri) names \(what) \(file.uri), which is \(file.state.phrase)"
+                if !problems.contains(problem) { problems.append(problem) }
+            }
+        }
+        return problems
     }
 
     /// Where `uri` (relative to the directory `base`) leads, and, when it is a file

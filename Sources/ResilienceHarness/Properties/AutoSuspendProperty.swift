@@ -62,9 +62,13 @@ private struct AutoSuspendRule {
         let downloads = Set(responses.map(\.download.token)).count
         let worstSuspend = responses.compactMap(\.suspendLatency).max()
         let worstResume = responses.compactMap(\.resumeLatency).max()
-        let figures = "\(Wording.count(responses.count, "outage response")) of \(Wording.count(downloads, "download")); "
-            + "worst suspend \(worstSuspend.map(Wording.seconds) ?? "n/a") (bound \(Wording.bound(context.suspendBound))), "
-            + "worst resume \(worstResume.map(Wording.seconds) ?? "n/a") (bound \(Wording.bound(context.resumeBound)))"
+        // Only the figures that exist: no download suspended (or resumed) has no worst latency.
+        let latencies = [
+            worstSuspend.map { "worst suspend \(Wording.seconds($0)) (bound \(Wording.bound(context.suspendBound)))" },
+            worstResume.map { "worst resume \(Wording.seconds($0)) (bound \(Wording.bound(context.resumeBound)))" },
+        ].compactMap { $0 }
+        let figures = "\(Wording.count(responses.count, "outage response")) of \(Wording.count(downloads, "download"))"
+            + (latencies.isEmpty ? "" : "; " + latencies.joined(separator: ", "))
         return findings.verdict(
             passed: "Every download suspended, held and resumed as required: \(figures).",
             failed: "\(Wording.count(findings.violations.count, "violation")) (\(figures)); first: \(Wording.first(findings)).",

@@ -59,14 +59,17 @@ extension Property {
                 }
             }
         }
-        let attempts = worstAttempts.map { "\($0.count) (\(RetryOutage.format($0.rate)) per second)" } ?? "n/a"
-        let requests = worstRequests.map(String.init) ?? "n/a"
+        // Only the figures that exist.
+        let worst = [
+            worstAttempts.map { "\($0.count) (\(RetryOutage.format($0.rate)) per second) connection attempts per outage" },
+            worstRequests.map { "\($0) origin requests per download per outage" },
+        ].compactMap { $0 }
+        let most = worst.isEmpty ? "Retries held" : "At most " + worst.joined(separator: " and ")
         let bounds = "bounds: \(context.retryBurst) + \(RetryOutage.format(context.retryRate)) per second of outage "
             + "connection attempts, \(context.retryImmediateRun) immediate retry in a row per transfer or open connection cut, "
             + "\(context.maximumRequestsPerOutage) requests per download"
         return findings.verdict(
-            passed: "At most \(attempts) connection attempts per outage and \(requests) origin requests per download per "
-                + "outage over \(Wording.count(findings.checked, "outage")) (\(bounds)).",
+            passed: "\(most) over \(Wording.count(findings.checked, "outage")) (\(bounds)).",
             failed: "\(Wording.count(findings.violations.count, "retry storm")) (\(bounds)); first: \(Wording.first(findings)).",
             notApplicable: "No download was unfinished during an outage.")
     }

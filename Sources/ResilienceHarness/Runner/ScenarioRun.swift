@@ -169,7 +169,8 @@ struct ScenarioRun {
             startNanoseconds: played.start, endNanoseconds: played.end, error: outcome.error,
             preconditions: scenario.preconditions.map { $0.evaluate(trace, bounds) }, load: outcome.load,
             coverage: coverage, stderr: played.stderr.isEmpty ? nil : played.stderr, asserts: scenario.asserts,
-            storageSyncs: Self.storageSyncs(trace)
+            storageSyncs: Self.storageSyncs(trace),
+            downloads: trace.downloads.isEmpty ? nil : trace.downloads.map { DownloadName(token: $0.token, video: $0.video) }
         ).notingLoad()
     }
 

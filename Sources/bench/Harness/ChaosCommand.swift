@@ -30,7 +30,9 @@ struct ChaosCommand: AsyncParsableCommand {
 
     @Option(help: "The seeds: one (7), a range (1..10) or a list (3,9,12).") var seeds: String
     @Option(help: "The network profile (YAML).") var profile = "Profiles/flaky-wifi.yaml"
-    @Option(help: ArgumentHelp("The app under test as one shell-quoted command line (default: Deadzone's engine).", valueName: "command"))
+    @Option(help: ArgumentHelp(
+        "The app under test: a builtin (deadzone, python, a misbehaviour's name) or one shell-quoted command line (default: deadzone).",
+        valueName: "command"))
     var agent: String?
     @Option(help: "A deliberately misbehaving variant of Deadzone's engine (`bench agent --help`).") var misbehave: String?
     @Option(help: "Directory of scenario files and reports (default: Reports/<timestamp>-chaos-<profile>/).") var out: String?

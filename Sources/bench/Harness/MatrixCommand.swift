@@ -50,16 +50,9 @@ struct MatrixCommand: AsyncParsableCommand {
 
     @OptionGroup var sharding: ShardOptions
 
-    /// The builtin engines' command lines, for a profile's seed.
+    /// The builtin engines' command lines, for a profile's seed (`SuiteRun.builtin`).
     static func builtin(_ name: String, seed: UInt64) -> AppCommandLine? {
-        if name == "python" { return AppCommandLine(executable: "python3", arguments: ["examples/agents/python/agent.py"]) }
-        var misbehavior: AgentMisbehavior?
-        if name != "deadzone" {
-            let variant = name.hasPrefix("misbehave:") ? String(name.dropFirst("misbehave:".count)) : name
-            guard let parsed = AgentMisbehavior(rawValue: variant) else { return nil }
-            misbehavior = parsed
-        }
-        return SuiteRun.deadzone(AgentOptions(stallTimeout: SuiteRun.stallTimeout, seed: seed, misbehavior: misbehavior))
+        SuiteRun.builtin(name, seed: seed)
     }
 
     func run() async throws {
@@ -71,8 +64,7 @@ struct MatrixCommand: AsyncParsableCommand {
             exitBadInput(error.description)
         }
         for spec in specs where spec.command == nil && Self.builtin(spec.name, seed: 0) == nil {
-            exitBadInput("unknown engine \"\(spec.name)\"; builtins: deadzone, python, "
-                + AgentMisbehavior.allCases.map(\.rawValue).joined(separator: ", ") + "; or NAME='COMMAND …'")
+            exitBadInput("unknown engine \"\(spec.name)\"; builtins: \(SuiteRun.builtinNames); or NAME='COMMAND …'")
         }
         var entries: [MatrixEntry] = []
         var chosen: [Scenario] = []

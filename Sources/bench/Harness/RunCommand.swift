@@ -100,8 +100,8 @@ struct SuiteOptions: ParsableArguments {
     var jobs: Int?
 
     @Option(help: ArgumentHelp(
-        "The app under test, as one shell-quoted command line (default: Deadzone's own engine, `bench agent`).",
-        discussion: "Any executable that speaks the app protocol (docs/app-protocol.md) on stdin/stdout, e.g. --agent 'python3 examples/agents/python/agent.py'. It is started again after every kill.",
+        "The app under test: a builtin name, or one shell-quoted command line (default: deadzone, Deadzone's own engine).",
+        discussion: "Builtins, as in bench matrix: deadzone (`bench agent`), python (python3 examples/agents/python/agent.py, from the repository root) and each misbehaving variant of Deadzone's engine by its name (e.g. fail-on-outage; `bench agent --help` lists them). Anything else is a command line: any executable that speaks the app protocol (docs/app-protocol.md) on stdin/stdout, e.g. --agent 'python3 my_agent.py'. It is started again after every kill.",
         valueName: "command"))
     var agent: String?
 

@@ -120,22 +120,50 @@ struct SuiteRun {
     }
 
     /// How reports and baselines name the app under test: `deadzone`, `deadzone
-    /// --misbehave NAME`, or the `--agent` command line as given.
+    /// --misbehave NAME`, `python`, or the `--agent` command line as given.
     var agentName: String {
-        if let agentCommand { return agentCommand }
+        if let agentCommand {
+            if let variant = Self.builtinMisbehavior(agentCommand) { return "deadzone --misbehave \(variant.rawValue)" }
+            if agentCommand != "deadzone" { return agentCommand }
+        }
         if let launch = launching?.launch { return launch }
         return misbehavior.map { "deadzone --misbehave \($0)" } ?? "deadzone"
     }
 
-    /// The app under test: `--agent`'s command line, else Deadzone's engine (`bench agent`).
+    /// The app under test: `--agent`'s command line or builtin name, else Deadzone's
+    /// engine (`bench agent`).
     private func appCommandLine(deadzone: AgentOptions) throws(BadInput) -> AppCommandLine {
-        guard let agentCommand else {
+        guard let agentCommand, agentCommand != "deadzone" else {
             return Self.deadzone(deadzone)
         }
         if misbehavior != nil {
-            throw BadInput(description: "--misbehave runs Deadzone's own engine and cannot be combined with --agent")
+            throw BadInput(description: "--misbehave runs Deadzone's own engine and cannot be combined with --agent "
+                + "\(agentCommand) (--agent deadzone, or --agent NAME for a misbehaviour, is the same engine)")
         }
+        if let builtin = Self.builtin(agentCommand, seed: deadzone.seed) { return builtin }
         do { return try AppCommandLine(parsing: agentCommand) } catch { throw BadInput(description: error.description) }
+    }
+
+    /// The builtin engines `--agent` (and `bench matrix --agent`) names: `deadzone`
+    /// (Deadzone's engine, `bench agent`), `python` (the example engine,
+    /// `python3 examples/agents/python/agent.py`, run from the repository root) and each
+    /// misbehaviour, as `NAME` or `misbehave:NAME` (Deadzone's engine misbehaving). Nil
+    /// for anything else, which is a command line.
+    static func builtin(_ name: String, seed: UInt64) -> AppCommandLine? {
+        if name == "python" { return AppCommandLine(executable: "python3", arguments: ["examples/agents/python/agent.py"]) }
+        if name == "deadzone" { return deadzone(AgentOptions(stallTimeout: stallTimeout, seed: seed)) }
+        guard let misbehavior = builtinMisbehavior(name) else { return nil }
+        return deadzone(AgentOptions(stallTimeout: stallTimeout, seed: seed, misbehavior: misbehavior))
+    }
+
+    /// The misbehaviour a builtin name stands for (`NAME` or `misbehave:NAME`), if any.
+    static func builtinMisbehavior(_ name: String) -> AgentMisbehavior? {
+        AgentMisbehavior(rawValue: name.hasPrefix("misbehave:") ? String(name.dropFirst("misbehave:".count)) : name)
+    }
+
+    /// The builtin names, for error messages and help.
+    static var builtinNames: String {
+        "deadzone, python, " + AgentMisbehavior.allCases.map(\.rawValue).joined(separator: ", ")
     }
 
     /// Writes report.json, report.html, junit.xml and trace.jsonl into `directory`.

@@ -1,0 +1,56 @@
+import EngineAgent
+import ResilienceHarness
+import Testing
+
+/// The second half of `HarnessMisbehaviorTests`, played beside it (see there): the
+/// misbehaviours of the seams between properties (docs/obligations.md: a pause across a
+/// relaunch and a path's return, a resume with no interface, failures with WiFi up),
+/// those of licenses, claims and pauses, then two replays. Each must fail exactly the
+/// property it breaks, in the shipped scenario that creates its situation.
+@Suite(.serialized, .timeLimit(.minutes(5))) struct HarnessSeamMisbehaviorTests {
+    static let cases: [(AgentMisbehavior, String)] = [
+        (.unpauseAfterRelaunch, "pause-seams"),
+        (.unpauseOnPathReturn, "pause-seams"),
+        (.downloadingOnOfflineResume, "pause-seams"),
+        (.failOnBodyCut, "failure-seams"),
+        (.failOnServerError, "failure-seams"),
+        (.backgroundBeforeLicense, "license-before-background"),
+        (.claimsUnstoredSegments, "housekeeping"),
+        (.claimsDownloadedEarly, "cellular-policy"),
+        (.fakeLicense, "license-before-background"),
+        (.segmentsBeforeLicense, "license-before-background"),
+        (.pauseOnlyTheList, "housekeeping"),
+    ]
+
+    @Test(arguments: cases.map(\.0))
+    func theHarnessReportsExactlyThePropertyAMisbehaviourBreaks(_ misbehavior: AgentMisbehavior) async throws {
+        let scenario = try #require(Self.cases.first { $0.0 == misbehavior }?.1)
+        try await HarnessMisbehaviorTests.playExpectingExactlyItsProperty(misbehavior, in: scenario)
+    }
+
+    static let replays: [HarnessMisbehaviorTests.Replay] = [
+        // novoda download-manager #442: the later request's cellular setting given to the
+        // earlier download too, which then goes on over cellular. So it does not suspend
+        // when WiFi goes: when it has not finished within the suspend bound (a loaded
+        // machine, a full test run), auto-suspend-on-disconnect sees that too.
+        .init(misbehavior: .cellularSettingPerBatch, scenario: "cellular-policy", evidence: ["which may not use cellular"],
+              consequences: ["auto-suspend-on-disconnect"]),
+        // WWDC app #163: reported downloaded after the relaunch, before the origin sent it
+        // all (and so with its progress short of 1).
+        .init(misbehavior: .completeAfterRelaunch, scenario: "network-edges", evidence: ["reported downloaded before"],
+              consequences: ["monotonic-progress"]),
+    ]
+
+    @Test(arguments: replays)
+    func theHarnessCatchesEachReplayedBugOnItsProperty(_ replay: HarnessMisbehaviorTests.Replay) async throws {
+        try await HarnessMisbehaviorTests.playExpectingItsProperty(replay)
+    }
+
+    /// Every misbehaviour is played by one of the two suites, and no replay by both.
+    @Test func everyMisbehaviourIsPlayed() {
+        let played = (HarnessMisbehaviorTests.cases + Self.cases).map(\.0)
+            + (HarnessMisbehaviorTests.replays + Self.replays).map(\.misbehavior)
+        #expect(Set(played) == Set(AgentMisbehavior.allCases), "missing: \(Set(AgentMisbehavior.allCases).subtracting(played))")
+        #expect(played.count == Set(played).count, "played twice")
+    }
+}
