@@ -1,5 +1,6 @@
 import AppProtocol
 import BenchCore
+import BenchVocabulary
 import ResilienceHarness
 import Testing
 
@@ -322,6 +323,43 @@ import Testing
         waiting.lifecycle(foreground: false, at: 0.5)
         waiting.note("end", at: 60)
         #expect(evaluate("liveness", waiting).outcome != .failed, "no license yet: excused in the background")
+    }
+
+    // MARK: A removal and a completion at once
+
+    /// Seen with the Python engine under subway-commute (profile-timeline): the user
+    /// cancelled the download as its last segment landed; the app reported it downloaded
+    /// 6 ms after the cancel, then removed it, and the harness's read of the package
+    /// (named by the app's `finished`) found the master already deleted. A download the
+    /// user removed owes nothing left behind, not a package: integrity failed it before.
+    @Test func aDownloadReportedDownloadedAfterTheUserCancelledItOwesNoPackage() {
+        var b = TraceBuilder()
+        b.interface(.wifi, up: true, at: 0)
+        b.launch(after: .clean, at: 0)
+        b.request("d1", video: "clear", at: 0)
+        b.state("d1", .downloading, at: 1)
+        b.origin(Self.seg0, bytes: 1000, at: 3, duration: 1.5)
+        b.userAction("cancel", "d1", at: 85.1237)
+        b.state("d1", .downloaded, at: 85.1294)
+        b.add(85.1311, .harness(.packageRead(
+            download: "d1", master: "/tmp/p/d1/master.m3u8", cause: .downloaded,
+            found: PackageFindings(directory: "/tmp/p/d1", problems: ["no master playlist master.m3u8 in the package"]))))
+        b.state("d1", .notDownloaded, at: 85.1376)
+        let context = PropertyContext(renditions: OriginRenditions(["/videos/clear/400k/index.m3u8": [Self.seg0]]))
+        let verdict = evaluate("integrity", b, context)
+        #expect(verdict.outcome != .failed, "\(verdict.evidence)")
+        expectEvidence(verdict, at: 85.1294, contains: "after the user removed it (the user's cancel at 85.123 s): it owes "
+            + "nothing left behind")
+        // The same read with no cancel before the report is a package that is not there.
+        var kept = TraceBuilder()
+        kept.request("d1", video: "clear", at: 0)
+        kept.state("d1", .downloading, at: 1)
+        kept.origin(Self.seg0, bytes: 1000, at: 3, duration: 1.5)
+        kept.state("d1", .downloaded, at: 85.1294)
+        kept.add(85.1311, .harness(.packageRead(
+            download: "d1", master: "/tmp/p/d1/master.m3u8", cause: .downloaded,
+            found: PackageFindings(directory: "/tmp/p/d1", problems: ["no master playlist master.m3u8 in the package"]))))
+        Self.failed(evaluate("integrity", kept, context), broke: .keepPackage)
     }
 
     // MARK: Every violation cites its obligation

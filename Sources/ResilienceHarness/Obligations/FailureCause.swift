@@ -20,7 +20,8 @@ public enum FailureCause: Sendable, Hashable {
     /// Every license the server issued for its asset was a rental that had expired.
     case licenseExpired(Date)
     /// `FailureRules.serverErrorRounds` rounds of server errors (5xx) for its resources in
-    /// a row, each retried after a pause, with no content served between them.
+    /// a row, each retried after the previous one's answer, spread over at least
+    /// `FailureRules.minimumSpread`, with no content served between them.
     case serverErrors([TracedOriginRequest])
     /// Its catalog entry says it may not be downloaded (`offline_enabled: false`).
     case notOfflineEnabled
@@ -53,10 +54,11 @@ public enum FailureRules {
     /// How many rounds of server errors in a row justify a failure: Media3's
     /// `DownloadManager` default `minRetryCount`.
     public static let serverErrorRounds = 5
-    /// A server error counts as a new round only when its request began at least this
-    /// long after the previous round's answer: a retry after a pause, not the parallel
-    /// requests of one attempt, nor a retry with no backoff.
-    public static let roundGap: UInt64 = 100_000_000
+    /// The least time from the first round's answer to the last round's start: the first
+    /// delays of a backoff (from 0.5 s, full jitter: four retries take less than this about
+    /// once in 1,500 give-ups), where an app that retries at once makes its rounds in
+    /// milliseconds.
+    public static let minimumSpread: UInt64 = 500_000_000
 }
 
 /// One `→ failed` of a download, judged once for every property: its cause, if the world
@@ -171,9 +173,10 @@ extension ScenarioTrace {
         (400...499).contains(status) && status != 408 && status != 429
     }
 
-    /// The rounds of server errors at the end of `requests` (in start order): each a 5xx
-    /// begun at least `FailureRules.roundGap` after the previous round's answer, with no
-    /// response that carried content (a completed 2xx) since the first.
+    /// The rounds of server errors at the end of `requests` (in start order), each a 5xx
+    /// begun after the previous round's answer (the requests of one attempt, begun before
+    /// it, are one round), with no response that carried content (a completed 2xx) since
+    /// the first. Too close together (`FailureRules.minimumSpread`), they count as one.
     func serverErrorRounds(in requests: [TracedOriginRequest]) -> [TracedOriginRequest] {
         var rounds: [TracedOriginRequest] = []
         for request in requests {
@@ -181,10 +184,12 @@ extension ScenarioTrace {
             if (200...299).contains(status), request.record.completed, request.record.bytesSent > 0 {
                 rounds.removeAll()
             } else if (500...599).contains(status) {
-                if let last = rounds.last, request.start < last.responseBegan.plus(FailureRules.roundGap) { continue }
+                if let last = rounds.last, request.start < last.responseBegan { continue }
                 rounds.append(request)
             }
         }
+        guard let first = rounds.first, let last = rounds.last, last.start >= first.responseBegan.plus(FailureRules.minimumSpread)
+        else { return Array(rounds.prefix(1)) }
         return rounds
     }
 

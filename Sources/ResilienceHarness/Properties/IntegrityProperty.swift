@@ -7,7 +7,8 @@ extension Property {
     /// Each time a download the harness requested is reported `downloaded`:
     /// - there is a read of its package from then until its next change (the app named
     ///   no package: a failure), and every such read (not one after the user deleted or
-    ///   cancelled it) holds each rendition the app chose whole: the renditions whose
+    ///   cancelled it; a download the user had removed before the report owes no
+    ///   package at all) holds each rendition the app chose whole: the renditions whose
     ///   segments the origin sent for it (`PackageEvidence.chosenRenditions`, from the
     ///   origin's log and `context.renditions`), each as a local playlist with the
     ///   origin's segments, present and byte-identical in order, with its keys and init
@@ -66,12 +67,21 @@ private struct IntegrityRule {
             notApplicable: "No requested download was reported downloaded.")
     }
 
-    /// One report of `download` as downloaded at `t`, until its next change.
+    /// One report of `download` as downloaded at `t`, until its next change. A download the
+    /// user had cancelled or deleted by then (the two crossed: its last segment landed as
+    /// the user acted) owes nothing left behind, not a package (`ObligationModel`:
+    /// `leaveNothing`, `cancel-delete-clean`'s), and no read after the removal is judged.
     private mutating func judgeCompletion(_ download: TracedDownload, at t: UInt64, before next: UInt64?) {
-        findings.checkedOne()
         let token = download.token
+        if let removal = trace.intentSpans(of: download).first(where: { $0.intent == .removed }), removal.start <= t {
+            findings.support(t, "download \(token) reported downloaded at \(Wording.time(t)), after the user removed it "
+                + "(\(removal.startCause)): it owes nothing left behind (judged by cancel-delete-clean), not a package")
+            return
+        }
+        findings.checkedOne()
+        let removedAt = trace.intentSpans(of: download).first { $0.intent == .removed }?.start
         let reads = trace.packageReads(of: token).filter { read in
-            read.t >= t && (next.map { read.t < $0 } ?? true) && !evidence.removed(token, since: t, before: read.t)
+            read.t >= t && (next.map { read.t < $0 } ?? true) && (removedAt.map { read.t < $0 } ?? true)
         }
         guard let first = reads.first else {
             findings.violation(t, "download \(token) reported downloaded, but named no package the harness could "

@@ -12,9 +12,9 @@ extension Property {
     /// and 429) the origin answered to a request for one of its resources (playlists,
     /// segments, keys, its license); a refusal by the license server for its asset; its
     /// rental expired (the expiry the server signed, on the run's wall clock); five rounds
-    /// of server errors in a row for its resources, each begun at least 100 ms after the
-    /// previous answer, with no content served in between (Media3's `minRetryCount`); its
-    /// catalog entry not offline-enabled. A reset, a refused connection, a cut body, a
+    /// of server errors in a row for its resources, each begun after the previous round's
+    /// answer, spread over at least 0.5 s, with no content served in between (Media3's
+    /// `minRetryCount`); its catalog entry not offline-enabled. A reset, a refused connection, a cut body, a
     /// stall, a captive portal's page or a lone server error is none of these.
     ///
     /// A failure with no cause is reported once, by the property of the situation it

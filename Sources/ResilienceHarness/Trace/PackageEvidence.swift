@@ -63,11 +63,4 @@ struct PackageEvidence {
             read.cause == .inspected && read.t >= inspection.t && (next.map { read.t < $0 } ?? true)
         }
     }
-
-    /// Whether the user deleted or cancelled `token` at or before `t`, after `since`.
-    func removed(_ token: String, since: UInt64, before t: UInt64) -> Bool {
-        trace.userActions.contains {
-            $0.download == token && $0.t >= since && $0.t <= t && $0.error == nil && ["delete", "cancel"].contains($0.action)
-        }
-    }
 }

@@ -17,18 +17,27 @@ import transport  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 CA = os.path.join(HERE, "testdata", "tls-ca.pem")
 BODY = b"over TLS " * 100
+BIG = bytes(range(256)) * 4096  # 1 MiB of a pattern any other bytes break
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     hosts = []
+    sent_a_lot = threading.Event()  # /big: 512 KiB written, more than the client read
 
     def do_GET(self):  # noqa: N802 - the stdlib's name
         Handler.hosts.append(self.headers["Host"])
+        body = BIG if self.path == "/big" else BODY
         self.send_response(200)
-        self.send_header("Content-Length", str(len(BODY)))
+        self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(BODY)
+        try:
+            for offset in range(0, len(body), 16384):
+                self.wfile.write(body[offset:offset + 16384])
+                if self.path == "/big" and offset >= 512 * 1024:
+                    Handler.sent_a_lot.set()
+        except OSError:
+            pass  # the client cut the connection
 
     def log_message(self, *args):
         pass
@@ -79,6 +88,24 @@ class TLSTransportTests(unittest.TestCase):
         with self.assertRaises(transport.NetworkError) as caught:
             transport.fetch_bytes(transport.Attempt(self.interface), "https://origin.test/a", lambda n: None)
         self.assertIsInstance(caught.exception.__cause__, ssl.SSLCertVerificationError)
+
+    def test_a_cut_never_turns_the_tls_records_into_the_body(self):
+        # Another lane's network error cuts this connection while TLS records wait in the
+        # socket (written, not yet read). SSLSocket.shutdown() dropped the TLS state, and
+        # the read that followed took those records' raw bytes for the body: a segment
+        # stored with ciphertext in it (seen under --https in network-edges).
+        transport.use_ca_file(CA)
+        attempt = transport.Attempt(self.interface)
+        self.addCleanup(attempt.drop)
+        Handler.sent_a_lot.clear()
+        response = transport.open_response(attempt, "https://origin.test/big")
+        got = bytearray(response.read(transport.CHUNK))
+        self.assertTrue(Handler.sent_a_lot.wait(30), "the server never got 512 KiB out")
+        attempt.cut()
+        with self.assertRaises(transport.NetworkError):
+            transport.stream(attempt, response, got.extend, lambda n: None)
+        self.assertLess(len(got), len(BIG))
+        self.assertEqual(bytes(got), BIG[:len(got)], "only the body's own bytes, in order")
 
     def test_plain_http_urls_do_not_speak_tls(self):
         transport.use_ca_file(CA)

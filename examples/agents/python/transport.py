@@ -147,7 +147,10 @@ class Attempt:
             sock = self._conn.sock if self._conn else None
         if sock is not None:
             try:
-                sock.shutdown(socket.SHUT_RDWR)
+                # The descriptor's shutdown, not SSLSocket.shutdown(): that one also drops the
+                # socket's TLS state, and a read in progress on another thread then goes on
+                # reading the raw bytes (ciphertext) as if they were the body.
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)
             except OSError:
                 pass
 
