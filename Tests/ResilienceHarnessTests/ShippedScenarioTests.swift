@@ -53,7 +53,7 @@ import Testing
                 ScenarioPreconditions.situation(.bodyCut, .midSegment).name,
                 ScenarioPreconditions.situation(.backgroundUnprepared, .license).name,
                 ScenarioPreconditions.situation(.prepareForBackground, .license).name,
-            ]),
+            ], targetSeconds: 6),
         Declared(
             name: "housekeeping",
             asserts: ["pause-holds", "cancel-delete-clean", "offline-playback", "expired-rental-refuses-playback", "integrity"],

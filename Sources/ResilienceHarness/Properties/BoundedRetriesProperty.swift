@@ -53,7 +53,8 @@ extension Property {
                     + "from \(Wording.time(outage.interval.start)) (\(outage.interval.startCause)) lasting "
                     + "\(Wording.seconds(outage.interval.length(traceEnd: trace.end)))"
                 if count > context.maximumRequestsPerOutage {
-                    findings.violation(outage.interval.start, text + ", above the bound of \(context.maximumRequestsPerOutage)", broke: .backOff)
+                    findings.violation(outage.interval.start, text + ", above the bound of \(context.maximumRequestsPerOutage)",
+                        broke: .backOff)
                 } else {
                     findings.support(outage.interval.start, text)
                 }

@@ -106,7 +106,8 @@ struct CellularPolicyRule {
         findings.checkedOne()
         for request in offending {
             findings.violation(request.start, "origin \(request.record.method) \(request.path) over cellular "
-                + "(\(request.record.bytesSent) bytes) for download \(download.token), which may not use cellular", broke: .respectCellular)
+                + "(\(request.record.bytesSent) bytes) for download \(download.token), which may not use cellular",
+                broke: .respectCellular)
         }
         if offending.isEmpty {
             let total = trace.originRequests(forVideo: download.video).count
@@ -143,7 +144,8 @@ struct CellularPolicyRule {
     private mutating func judgeAllowed(_ download: TracedDownload) {
         for change in download.changes where change.to == .suspended(.cellularNotAllowed) {
             findings.checkedOne()
-            findings.violation(change.t, "download \(download.token) (cellular allowed) \(change.from) → \(change.to)", broke: .respectCellular)
+            findings.violation(change.t, "download \(download.token) (cellular allowed) \(change.from) → \(change.to)",
+                broke: .respectCellular)
         }
         let requests = cellularRequests(download)
         cellularBytes = requests.reduce(cellularBytes) { $0.plus($1.record.bytesSent) }

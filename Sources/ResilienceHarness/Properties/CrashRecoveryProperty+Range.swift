@@ -73,7 +73,8 @@ extension CrashRecoveryRule {
             guard falseClaims.insert("stored \(segment.path)").inserted else { continue }
             let found = snapshot.partial[segment.path].map { "only \($0) bytes of it" } ?? "no copy of it"
             findings.violation(kill.t, "download \(segment.download) reported \(segment.path) stored at "
-                + "\(Wording.time(segment.t)), but the app's disk held \(found) at the kill at \(Wording.time(kill.t))", broke: .recover)
+                + "\(Wording.time(segment.t)), but the app's disk held \(found) at the kill at \(Wording.time(kill.t))",
+                broke: .recover)
         }
         let next = trace.nextKill(after: index)
         for claim in trace.partialSegments where claim.t >= kill.t && claim.t < next && claim.bytes > 0 {
@@ -85,7 +86,8 @@ extension CrashRecoveryRule {
             let found = disk.map { "\($0) bytes of it" }
                 ?? (snapshot.stored.contains(claim.path) ? "the whole of it" : "no copy of it")
             findings.violation(claim.t, "download \(claim.download) reported \(claim.bytes) bytes of \(claim.path) "
-                + "partly stored at its launch, but the app's disk held \(found) at the kill at \(Wording.time(kill.t))", broke: .recover)
+                + "partly stored at its launch, but the app's disk held \(found) at the kill at \(Wording.time(kill.t))",
+                broke: .recover)
         }
     }
 }

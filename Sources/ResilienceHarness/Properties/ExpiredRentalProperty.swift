@@ -20,7 +20,8 @@ extension Property {
         for inspection in trace.inspections {
             if let mismatch = claimedExpiryMismatch(inspection, trace, context) {
                 findings.checkedOne()
-                findings.violation(inspection.t, "inspection of download \(inspection.inspection.download): \(mismatch)", broke: .keepPackage)
+                findings.violation(inspection.t, "inspection of download \(inspection.inspection.download): \(mismatch)",
+                    broke: .keepPackage)
             }
             guard let expired = expiry(of: inspection, trace, context) else { continue }
             findings.checkedOne()

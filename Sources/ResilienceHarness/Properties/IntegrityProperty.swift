@@ -128,7 +128,8 @@ private struct IntegrityRule {
         }
         guard let earliest = late.min(by: { $0.at < $1.at }) else { return }
         findings.violation(t, "download \(download.token) reported downloaded before the origin had sent "
-            + "\(PlaylistFindings.list(late.map(\.path))) (the first of their responses began at \(Wording.time(earliest.at)))", broke: .keepPackage)
+            + "\(PlaylistFindings.list(late.map(\.path))) (the first of their responses began at \(Wording.time(earliest.at)))",
+            broke: .keepPackage)
     }
 
     /// What the app said it stored before the report is in the package, byte-identical.

@@ -83,7 +83,8 @@ private struct LegalTransitionsRule {
                     + "the transition table", broke: .reportTruly)
             }
             if let problem = chainProblem(change, after: previous) {
-                findings.violation(change.t, "download \(token) \(change.from) → \(change.to): \(problem)", broke: .reportTruly)
+                findings.violation(change.t, "download \(token) \(change.from) → \(change.to): \(problem)",
+                    broke: .reportTruly)
             }
             previous = change
         }
