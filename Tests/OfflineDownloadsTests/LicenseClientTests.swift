@@ -56,6 +56,23 @@ import Testing
         }
     }
 
+    /// Sent to the background while its certificate was on its way, the app sends no
+    /// license request: the guides allow none in the background (an exchange half done is
+    /// taken up in the foreground).
+    @Test func noLicenseRequestFollowsACertificateThatArrivedInTheBackground() async throws {
+        try await withOriginAndTransport { server, transport in
+            let client = LicenseClient(transport: transport, secret: Self.secret)
+            let error = await #expect(throws: LicenseFailure.self) {
+                try await client.acquire(
+                    assetID: "protected", keyID: try keyID(server), terms: .purchase, at: endpoints(server), via: nil,
+                    stillForeground: { false })
+            }
+            #expect(error == .appInBackground)
+            let paths = server.requestLog.map(\.path)
+            #expect(paths == ["/license/certificate"], "only the certificate was asked for: \(paths)")
+        }
+    }
+
     @Test func unknownAssetsAreRefusedForGood() async throws {
         try await withOriginAndTransport { server, transport in
             let client = LicenseClient(transport: transport, secret: Self.secret)
