@@ -69,8 +69,7 @@ extension ChildProcess {
             }
             route(&actions, 1, stdout, pipe: pipes.output)
             route(&actions, 2, stderr, pipe: pipes.error)
-            let inherited = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
-            for fd in inherited where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
+            closeEveryOtherDescriptor(&actions)
 
             var attributes = posix_spawnattr_t()
             posix_spawnattr_init(&attributes)
@@ -101,6 +100,31 @@ extension ChildProcess {
                 input: pipes.input?[1], output: pipes.output?[0], errorOutput: pipes.error?[0])
         }
     }
+
+    /// The child closes every descriptor above 2 before it runs the executable. With
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later, declared only
+    /// under `_GNU_SOURCE`, so looked up by name) the child closes them itself, so a
+    /// descriptor another thread opens without close-on-exec between this call and the
+    /// spawn is closed too; without it, the descriptors `/proc/self/fd` lists now are.
+    private static func closeEveryOtherDescriptor(_ actions: inout posix_spawn_file_actions_t) {
+        if let closeFrom = closeFromAction, closeFrom(&actions, 3) == 0 { return }
+        let inherited = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
+        for fd in inherited where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
+    }
+
+    private typealias CloseFromAction = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np`, when the C library has it.
+    private static let closeFromAction: CloseFromAction? = {
+        #if canImport(Glibc)
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+            return nil
+        }
+        return unsafeBitCast(symbol, to: CloseFromAction.self)
+        #else
+        return nil
+        #endif
+    }()
 
     /// Serialises every spawn of this process (see `spawn`).
     private static let spawning = Mutex(())

@@ -17,8 +17,8 @@ import Darwin
 /// `/proc/self/fd` entries past the end of glibc's buffer and now and then crashes the
 /// whole process (swift-corelibs-foundation PR 5472, fixed after that release); a test
 /// suite or a harness that starts hundreds of children meets it. Here the child closes
-/// every inherited descriptor above 2, listed through `FileManager`, so it holds no
-/// other child's pipes or sockets.
+/// every descriptor above 2 as it starts (glibc's closefrom action), so it holds no
+/// other child's pipes or sockets, even one opened by another thread meanwhile.
 public final class ChildProcess: Sendable {
     /// How a child ended.
     public enum Termination: Sendable, Hashable, CustomStringConvertible {

@@ -23,6 +23,7 @@ extension AgentRuntime {
             let wasOffline = memory.withLock { $0.toldOffline }
             probe?.pathChanged(path)
             feed.update(engineView(of: path))
+            await engine.applyCurrentPath()
             if options.misbehavior == .unpauseOnPathReturn, wasOffline, !path.interfaces.isEmpty {
                 let resumed = await AgentMisbehavior.resumePaused(in: engine)
                 AgentLog.write("unpause-on-path-return: resumed \(resumed) paused downloads")

@@ -79,6 +79,30 @@ import Testing
         }
     }
 
+    /// `applyCurrentPath` returns once every download has settled on the path shown
+    /// now: an app that answers a path change after it (the agent's `setPath`) never
+    /// decides anything on the path before (a retry due said `downloading` for a
+    /// WiFi-only download right after the app had answered a path with only cellular).
+    @Test func applyingThePathSettlesEveryDownloadOnItBeforeItReturns() async throws {
+        let wifi = InterfaceLink(downlink: LinkDirectionParameters(rate: .constant(bitsPerSecond: 2_000_000)))
+        try await withEngine(sizeScale: 0.2, wifi: wifi) { fixture in
+            let manager = try await fixture.makeManager()
+            let token = try await manager.requestDownload(
+                video: try await fixture.video("clear"), parameters: DownloadParameters(allowsCellular: false))
+            try await manager.wait(for: token, progress: 0.05)
+            for round in 1...5 {
+                fixture.showPath([.cellular])
+                await manager.applyCurrentPath()
+                #expect(await manager.status(token)?.state == .suspended(.cellularNotAllowed), "round \(round)")
+                fixture.showPath([.wifi])
+                await manager.applyCurrentPath()
+                #expect(await manager.status(token)?.state == .downloading, "round \(round)")
+            }
+            #expect(try await manager.wait(for: token) { $0 == .downloaded || $0 == .failed } == .downloaded)
+            await manager.shutdown()
+        }
+    }
+
     /// Bytes on disk under the `video` directory of `package` (`.part` files included).
     private func bytesOnDisk(_ package: String) -> Int64 {
         let directory = package + "/video"

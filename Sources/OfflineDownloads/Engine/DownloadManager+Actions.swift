@@ -45,6 +45,15 @@ extension DownloadManager {
         await conditionsChanged()
     }
 
+    /// Feeds every download the path the provider gives now, and returns once each has
+    /// settled on it. The path watcher does the same when the update reaches it; an app
+    /// that answers a path change (the agent's `setPath` reply) calls this first, so that
+    /// nothing it decides after its answer (a retry due, a resume) is decided on the
+    /// path before.
+    public func applyCurrentPath() async {
+        await conditionsChanged()
+    }
+
     /// Gives queued downloads a slot while fewer than the limit transfer. A download
     /// paused by the user does not hold a slot.
     func schedule() async {

@@ -86,7 +86,8 @@ private struct LicenseRule {
         let claims = judgeClaims(protected)
         return findings.verdict(
             passed: "\(Wording.count(protected.count, "protected download")) each held a license from the license "
-                + "server before its first encrypted segment and before the background; "
+                + "server before its first encrypted segment, and before each background it was told of "
+                + "(prepareForBackground) or else after the foreground; "
                 + "\(Wording.count(log.requests.count, "license-server request")), none in the background; "
                 + "\(Wording.count(claims, "licenseAcquired claim")), each after its license arrived.",
             failed: "\(Wording.count(findings.violations.count, "violation")); first: \(Wording.first(findings)).",

@@ -59,7 +59,8 @@ private struct PauseRule {
             judge(pause, of: download)
         }
         return findings.verdict(
-            passed: "\(Wording.count(findings.checked, "paused download")) held still until resumed, then went on.",
+            passed: "\(Wording.count(findings.checked, "paused download")) held still, across relaunches, until the "
+                + "user resumed, cancelled or deleted them or the scenario ended, and went on when resumed.",
             failed: "\(Wording.count(findings.violations.count, "violation")); first: \(Wording.first(findings)).",
             notApplicable: "No running download was paused.")
     }
