@@ -88,6 +88,18 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // `bench record`: fetches a team's HLS streams into a catalog directory the origin serves.
+        .target(
+            name: "StreamRecorder",
+            dependencies: [
+                "BenchCore", "HLSPlaylist",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .target(
             name: "LinkConditioner",
             dependencies: ["CLibUV", "BenchCore", "BenchVocabulary"]
@@ -141,6 +153,7 @@ let package = Package(
                 "ClientComparison",
                 "BenchReports",
                 "Performance",
+                "StreamRecorder",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -187,6 +200,7 @@ let package = Package(
             dependencies: ["TestSupport", "ClientComparison", "BenchVocabulary", "BenchResults", "BenchCore", "FixtureOrigin", "LinkConditioner"]
         ),
         .testTarget(name: "DeadzoneKitTests", dependencies: ["DeadzoneKit"]),
+        .testTarget(name: "StreamRecorderTests", dependencies: ["TestSupport", "StreamRecorder", "BenchCore"]),
         .testTarget(name: "PerformanceTests", dependencies: ["Performance", "FixtureOrigin", "BenchCore"]),
     ],
     swiftLanguageModes: [.v6]
