@@ -200,7 +200,7 @@ let package = Package(
             dependencies: ["TestSupport", "ClientComparison", "BenchVocabulary", "BenchResults", "BenchCore", "FixtureOrigin", "LinkConditioner"]
         ),
         .testTarget(name: "DeadzoneKitTests", dependencies: ["DeadzoneKit"]),
-        .testTarget(name: "StreamRecorderTests", dependencies: ["TestSupport", "StreamRecorder", "BenchCore"]),
+        .testTarget(name: "StreamRecorderTests", dependencies: ["TestSupport", "StreamRecorder", "BenchCore", "FixtureOrigin"]),
         .testTarget(name: "PerformanceTests", dependencies: ["Performance", "FixtureOrigin", "BenchCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -175,7 +175,8 @@ public final class StreamRecorder {
         }
         let video = RecordedVideo(
             id: id, name: catalog.videos.first { $0.id == id }?.name ?? id, master: request.url.absoluteString,
-            duration: duration, poster: request.poster?.absoluteString, protection: protection, licenseKeys: licenseKeys)
+            duration: duration, poster: request.poster?.absoluteString, protection: protection, licenseKeys: licenseKeys,
+            resources: walk.urls.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } })
         catalog.videos.removeAll { $0.id == id }
         catalog.videos.append(video)
         try save()

@@ -66,7 +66,16 @@ struct OriginCommand: AsyncParsableCommand {
         valueName: "file"))
     var requestLog: String?
 
+    @Option(name: .customLong("catalog"), help: ArgumentHelp(
+        "A catalog directory `bench record` wrote: its streams are served beside the fixture videos, byte for byte, each at "
+            + "the path it was recorded from (repeatable).", valueName: "DIR"))
+    var catalogs: [String] = []
+
+    @Flag(help: "Serve the recorded catalogs alone, without the fixture videos (needs --catalog).")
+    var recordedOnly = false
+
     func validate() throws {
+        if recordedOnly, catalogs.isEmpty { throw ValidationError("--recorded-only needs at least one --catalog DIR") }
         for entry in interfaces {
             let parts = entry.split(separator: "=", maxSplits: 1)
             guard parts.count == 2, !parts[0].isEmpty, parts[1].contains(":") else {
@@ -86,6 +95,13 @@ struct OriginCommand: AsyncParsableCommand {
         configuration.port = port
         configuration.catalog = CatalogConfiguration(seed: seed, sizeScale: sizeScale)
         configuration.controlAPIEnabled = true
+        if !catalogs.isEmpty {
+            if recordedOnly { configuration.videos = [] }
+            let fixtureIDs = Set((configuration.videos ?? Catalog.standardVideos(configuration.catalog)).map(\.id))
+            do { configuration.recorded = try RecordedContent.load(catalogs, reservedIDs: fixtureIDs) } catch {
+                exitBadInput("--catalog: \(error)")
+            }
+        }
         if let faults {
             do { configuration.faultRules = try FaultRuleSet.load(contentsOf: faults) } catch { exitBadInput("--faults \(error)") }
         }
@@ -126,7 +142,11 @@ struct OriginCommand: AsyncParsableCommand {
         if !configuration.faultRules.rules.isEmpty {
             print("fault rules from \(faults ?? "-"): " + configuration.faultRules.rules.map(\.id).joined(separator: ", "))
         }
-        print(server.store.catalog.listing(base: base).joined(separator: "\n"))
+        if !recordedOnly { print(server.store.catalog.listing(base: base).joined(separator: "\n")) }
+        for stream in configuration.recorded.streams {
+            print("\(stream.video.id.padding(toLength: 12, withPad: " ", startingAt: 0)) \(base)\(stream.masterPath)  "
+                + "[recorded from \(stream.video.master): \(stream.paths.count) resources, \(stream.video.protection)]")
+        }
         print("hash manifest of a video: \(base)/videos/{id}/manifest.json")
         fflush(nil)
         await waitForInterrupt(orAfter: duration.flatMap { try? Units.parseDuration($0) })

@@ -83,16 +83,19 @@ public struct RecordedVideo: Hashable, Sendable, Codable {
     /// The `skd://` (and other non-fetchable) key URIs its playlists name: a license
     /// server answers for them; the recorder fetches nothing for them.
     public var licenseKeys: [String]
+    /// The URLs of its resources (`RecordedCatalog.resources`), in the order the walk
+    /// met them; two streams may share one.
+    public var resources: [String]
 
     enum CodingKeys: String, CodingKey {
-        case id, name, master, duration, poster, protection
+        case id, name, master, duration, poster, protection, resources
         case licenseKeys = "license_keys"
     }
 
     /// Creates the entry.
     public init(
         id: String, name: String, master: String, duration: Double, poster: String? = nil, protection: String,
-        licenseKeys: [String] = []
+        licenseKeys: [String] = [], resources: [String] = []
     ) {
         self.id = id
         self.name = name
@@ -101,6 +104,7 @@ public struct RecordedVideo: Hashable, Sendable, Codable {
         self.poster = poster
         self.protection = protection
         self.licenseKeys = licenseKeys
+        self.resources = resources
     }
 }
 

@@ -14,11 +14,26 @@ public struct ContentStore: Hashable, Sendable {
     public let catalog: Catalog
     /// The maker of real-media segments; nil serves synthetic segments.
     public let encoder: RealMediaEncoder?
+    /// Streams recorded by `bench record`, served beside the catalog's videos.
+    public let recorded: RecordedContent
 
-    /// A store over `catalog`, with real-media segments from `encoder` when given.
-    public init(catalog: Catalog, encoder: RealMediaEncoder? = nil) {
+    /// A store over `catalog`, with real-media segments from `encoder` when given, and
+    /// the `recorded` streams beside its videos.
+    public init(catalog: Catalog, encoder: RealMediaEncoder? = nil, recorded: RecordedContent = RecordedContent()) {
         self.catalog = catalog
         self.encoder = encoder
+        self.recorded = recorded
+    }
+
+    /// The resource at request path `path`: a recorded file, or what the fixture layout
+    /// names (`loadResource(at:)`); nil when there is none (a recorded redirect is not a
+    /// resource: see `RecordedContent.entry(at:)`).
+    public func loadResource(atPath path: String) throws(ContentError) -> ContentResource? {
+        if let recorded = try recorded.resource(at: path, lastModified: catalog.configuration.lastModified) {
+            return recorded
+        }
+        guard let parsed = ContentPath(path) else { return nil }
+        return try loadResource(at: parsed)
     }
 
     /// A store over the standard catalog built with `configuration`.
@@ -56,8 +71,10 @@ public struct ContentStore: Hashable, Sendable {
     public func loadResource(at path: ContentPath) throws(ContentError) -> ContentResource? {
         switch path {
         case .videoList:
-            return make(ContentResource.jsonType, json(VideoListDocument(catalog)))
+            let list = VideoListDocument(catalog).videos + recorded.streams.map(recorded.document(of:))
+            return make(ContentResource.jsonType, json(VideoListDocument(videos: list)))
         case .video(let id):
+            if let stream = recorded.stream(id) { return make(ContentResource.jsonType, json(recorded.document(of: stream))) }
             return video(id).map { make(ContentResource.jsonType, json(VideoDocument($0, in: catalog))) }
         case .masterPlaylist(let id):
             return video(id).map { make(ContentResource.playlistType, Array(catalog.masterPlaylist(for: $0).render().utf8)) }
@@ -85,6 +102,7 @@ public struct ContentStore: Hashable, Sendable {
         case .thumbnail(let id):
             return video(id).map { make(ContentResource.pngType, catalog.thumbnail(of: $0)) }
         case .hashManifest(let id):
+            if let stream = recorded.stream(id) { return make(ContentResource.jsonType, json(recorded.hashManifest(of: stream))) }
             guard video(id) != nil else { return nil }
             return make(ContentResource.jsonType, json(try hashManifest(videoIDs: [id])))
         }

@@ -15,6 +15,8 @@ public struct OriginConfiguration: Sendable {
     public var videos: [Video]?
     /// Synthetic segments (default) or real media made by ffmpeg.
     public var media: ContentMedia
+    /// Streams recorded by `bench record`, served beside `videos` (none by default).
+    public var recorded = RecordedContent()
     /// The fault rules at start; change them live with `OriginServer.setFaultRules(_:)`.
     public var faultRules: FaultRuleSet
     /// Which interface a request came through, by the destination of its PROXY header:

@@ -110,6 +110,11 @@ struct OriginRouter {
             switch lookup ?? .notFound {
             case .found(let resource):
                 return content(request, resource, malformed: decision?.fault == .malformedPlaylist)
+            case .redirect(let status, let location):
+                var plan = ResponsePlan.error(HTTPResponseStatus(statusCode: status))
+                plan.headers.replaceOrAdd(name: "Location", value: location)
+                if request.isHead { plan.body = [] }
+                return plan
             case .notFound:
                 return .error(.notFound)
             case .failed(let error):

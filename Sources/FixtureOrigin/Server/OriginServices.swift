@@ -8,6 +8,8 @@ import Synchronization
 /// The answer to a content request: a resource, nothing there, or a failure to make it.
 enum ContentLookup: Sendable {
     case found(ContentResource)
+    /// A recorded redirect: answer `status` with `Location: location`.
+    case redirect(status: Int, location: String)
     case notFound
     case failed(ContentError)
 }
@@ -47,7 +49,7 @@ final class OriginServices: Sendable {
         if case .real(let media) = configuration.media { encoder = try RealMediaEncoder(configuration: media) }
         let catalog = configuration.videos.map { Catalog(configuration: configuration.catalog, videos: $0) }
             ?? Catalog(configuration: configuration.catalog)
-        let store = ContentStore(catalog: catalog, encoder: encoder)
+        let store = ContentStore(catalog: catalog, encoder: encoder, recorded: configuration.recorded)
         self.configuration = configuration
         self.store = store
         self.clock = configuration.clock
@@ -101,6 +103,14 @@ final class OriginServices: Sendable {
     /// those two are made on a generator thread, shared by every request for the path that
     /// arrives meanwhile, and cached.
     func lookup(path: String, on eventLoop: any EventLoop) -> EventLoopFuture<ContentLookup> {
+        switch store.recorded.entry(at: path) {
+        case .redirect(let status, let location):
+            return eventLoop.makeSucceededFuture(.redirect(status: status, location: location))
+        case .file:
+            return lookupRecorded(path: path, on: eventLoop)
+        case nil:
+            break
+        }
         guard let parsed = ContentPath(path) else { return eventLoop.makeSucceededFuture(.notFound) }
         let key = parsed.path
         if let cached = cache.withLock({ $0[key] }) { return eventLoop.makeSucceededFuture(.found(cached)) }
@@ -126,6 +136,25 @@ final class OriginServices: Sendable {
             }
         }
         return future.hop(to: eventLoop).flatMapErrorThrowing { error in
+            .failed(.encodingFailed(segment: key, status: -1, message: "origin is shutting down (\(error))"))
+        }
+    }
+
+    /// A recorded file, read on a generator thread (it may be large) and kept like a segment.
+    private func lookupRecorded(path: String, on eventLoop: any EventLoop) -> EventLoopFuture<ContentLookup> {
+        let key = String(path.prefix { $0 != "?" && $0 != "#" })
+        if let cached = cache.withLock({ $0[key] }) { return eventLoop.makeSucceededFuture(.found(cached)) }
+        let future = generators.runIfActive(eventLoop: eventLoop) { [store] () -> ContentLookup in
+            do throws(ContentError) {
+                return try store.loadResource(atPath: key).map(ContentLookup.found) ?? .notFound
+            } catch {
+                return .failed(error)
+            }
+        }
+        future.whenSuccess { answer in
+            if case .found(let resource) = answer { self.cache.withLock { $0[key] = resource } }
+        }
+        return future.hop(to: eventLoop).flatMapErrorThrowing { error -> ContentLookup in
             .failed(.encodingFailed(segment: key, status: -1, message: "origin is shutting down (\(error))"))
         }
     }

@@ -57,6 +57,8 @@ public enum ContentError: Error, Hashable, Sendable, CustomStringConvertible {
     case cacheDirectoryUnusable(path: String, reason: String)
     /// ffmpeg ran and failed (or the file it wrote cannot be read).
     case encodingFailed(segment: String, status: Int32, message: String)
+    /// A recorded resource's file cannot be read, or no longer has its recorded hash.
+    case recordedFileChanged(path: String, file: String, reason: String)
 
     public var description: String {
         switch self {
@@ -67,6 +69,8 @@ public enum ContentError: Error, Hashable, Sendable, CustomStringConvertible {
             "media cache directory \(path) is unusable: \(reason); choose another one"
         case .encodingFailed(let segment, let status, let message):
             "ffmpeg failed to make \(segment) (exit \(status)): \(message)"
+        case .recordedFileChanged(let path, let file, let reason):
+            "the recorded file for \(path) (\(file)) changed since it was recorded: \(reason); run bench record again"
         }
     }
 }
