@@ -156,17 +156,14 @@ public final class StreamRecorder {
             }
             licenseKeys += references.licenseKeys.filter { !licenseKeys.contains($0) }
             let named = "\(finalURL.absoluteString)"
-            if references.isMaster {
-                for reference in references.references where !walk.seen.contains(reference.url.absoluteString) {
-                    walk.seen.insert(reference.url.absoluteString)
-                    walk.known += 1
-                    playlists.append((reference.url, reference.kind, "\(named) line \(reference.line)"))
-                }
-            } else {
-                let leaves = references.references.filter { walk.seen.insert($0.url.absoluteString).inserted }
-                walk.known += leaves.count
-                try await obtainAll(leaves, namedBy: named, walk: &walk)
+            // A master names playlists, and keys (EXT-X-SESSION-KEY); a media playlist, files.
+            let new = references.references.filter { walk.seen.insert($0.url.absoluteString).inserted }
+            walk.known += new.count
+            let leaves = new.filter { !references.isMaster || $0.kind == .key }
+            for reference in new where references.isMaster && reference.kind != .key {
+                playlists.append((reference.url, reference.kind, "\(named) line \(reference.line)"))
             }
+            try await obtainAll(leaves, namedBy: named, walk: &walk)
             try save()
         }
         if let poster = request.poster {
