@@ -252,4 +252,60 @@ import TestSupport
         }
         await scratch.stop()
     }
+
+    /// A recorded stream judged like a fixture video: Deadzone's engine downloads it from
+    /// the scenario's origin (`bench --catalog`), integrity compares its package with the
+    /// recording's bytes, and a variant that claims segments it never fetched is caught.
+    @Test func aScenarioOnARecordedStreamIsJudgedOnWhatTheOriginServed() async throws {
+        let scratch = try await RecordFromNginxTests.Scratch.start()
+        do {
+            let bench = try Self.bench()
+            _ = try await scratch.recorder().record([StreamRecorder.Request(id: "ts", url: scratch.origin.url("/ts/master.m3u8"))])
+            try """
+                name: test-links
+                description: fast clean links
+                duration: 5m
+                interfaces:
+                  wifi: {downlink: {rate: 8Mbit/s, delay: 5ms}, uplink: {rate: 4Mbit/s, delay: 5ms}}
+                  cellular: {expensive: true, downlink: {rate: 4Mbit/s, delay: 20ms}, uplink: {rate: 2Mbit/s, delay: 20ms}}
+
+                """.write(toFile: scratch.root + "/links.yaml", atomically: true, encoding: .utf8)
+            try """
+                name: recorded-ts
+                summary: A recorded MPEG-TS stream downloaded whole over WiFi; its package must hold every segment byte-exact.
+                asserts: [integrity]
+                needs: [inspect]
+                steps:
+                  - up: wifi
+                  - wait-for-path: [wifi]
+                  - launch
+                  - request: ts
+                  - wait-settled: all
+                  - inspect: all
+
+                """.write(toFile: scratch.root + "/recorded.yaml", atomically: true, encoding: .utf8)
+            let unknown = try await ChildProcess.run(bench, ["scenario", "check", scratch.root + "/recorded.yaml"], timeout: .seconds(60))
+            #expect(unknown.status == 2 && unknown.stderr.contains("unknown video 'ts'"), "\(unknown.stderr)")
+            let known = try await ChildProcess.run(
+                bench, ["scenario", "check", scratch.root + "/recorded.yaml", "--catalog", scratch.catalog], timeout: .seconds(60))
+            #expect(known.status == 0, "\(known.stderr)")
+
+            let run = ["--profile", scratch.root + "/links.yaml", "--catalog", scratch.catalog,
+                       "--scenario-file", scratch.root + "/recorded.yaml", "--time-limit", "120"]
+            let honest = try await ChildProcess.run(bench, run + ["--out", scratch.root + "/honest"], timeout: .seconds(200))
+            #expect(honest.status == 0, "\(honest.stdout)\n\(honest.stderr)")
+            let report = try String(contentsOfFile: scratch.root + "/honest/report.json", encoding: .utf8)
+            #expect(report.contains("segments byte-identical to the origin's"), "integrity judged nothing")
+
+            let lying = try await ChildProcess.run(
+                bench, run + ["--out", scratch.root + "/lying", "--misbehave", "claims-unstored-segments"], timeout: .seconds(200))
+            #expect(lying.status == 1, "\(lying.stdout)")
+            #expect(lying.stdout.contains("FAIL  integrity") && lying.stdout.contains("which the origin never sent it"),
+                "\(lying.stdout)")
+        } catch {
+            await scratch.stop()
+            throw error
+        }
+        await scratch.stop()
+    }
 }

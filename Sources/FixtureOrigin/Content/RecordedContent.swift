@@ -107,6 +107,16 @@ public struct RecordedContent: Hashable, Sendable {
         self.entries = entries
     }
 
+    /// The stream of each path a recorded stream serves (the first, when two share one):
+    /// what the judge files each request of the origin's log under.
+    public var videoOfPath: [String: String] {
+        var videos: [String: String] = [:]
+        for stream in streams {
+            for path in stream.paths where videos[path] == nil { videos[path] = stream.video.id }
+        }
+        return videos
+    }
+
     /// Whether nothing is recorded.
     public var isEmpty: Bool { streams.isEmpty }
 

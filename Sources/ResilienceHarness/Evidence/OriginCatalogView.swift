@@ -55,7 +55,7 @@ final class OriginCatalogView: Sendable {
         let key = path + (range.map { "#\($0)" } ?? "")
         if let known = cache.withLock({ $0.hashes[key] }) { return known }
         var hash: String?
-        if let content = ContentPath(path), let resource = try? store.loadResource(at: content) {
+        if let resource = try? store.loadResource(atPath: path) {
             if let range {
                 if let end = range.end, end <= resource.bytes.count {
                     hash = Self.hex(SHA256.hash(data: resource.bytes[range.offset..<end]))
@@ -96,7 +96,7 @@ final class OriginCatalogView: Sendable {
     }
 
     private func makeRenditions(ofVideo video: String) -> [OriginRendition] {
-        let masterPath = ContentPath.masterPlaylist(videoID: video).path
+        let masterPath = store.recorded.stream(video)?.masterPath ?? ContentPath.masterPlaylist(videoID: video).path
         guard let text = playlistText(masterPath), let master = try? MasterPlaylist.parse(text) else { return [] }
         var seen: Set<String> = []
         var result: [OriginRendition] = []
@@ -122,7 +122,7 @@ final class OriginCatalogView: Sendable {
     }
 
     private func playlistText(_ path: String) -> String? {
-        guard let content = ContentPath(path), let resource = try? store.loadResource(at: content) else { return nil }
+        guard let resource = try? store.loadResource(atPath: path) else { return nil }
         return String(decoding: resource.bytes, as: UTF8.self)
     }
 

@@ -1,6 +1,7 @@
 import BenchCore
 import Foundation
 import AppProtocol
+import FixtureOrigin
 import LinkConditioner
 
 /// How a run is made.
@@ -38,6 +39,9 @@ public struct HarnessOptions: Sendable {
     /// Serve every scenario's origin and license server over HTTPS with a certificate of
     /// this run's CA, and give the app its `caFile` (`--https`); nil: plain HTTP.
     public var https: HarnessHTTPS? = nil
+    /// Streams `bench record` copied, served by every scenario's origin beside the fixture
+    /// videos; a scenario names them by id (`--catalog DIR`).
+    public var recorded = RecordedContent()
 
     /// What a launch runs: `launch` when given, else `app` on stdin/stdout; told the CA
     /// to trust when the run serves HTTPS.

@@ -61,7 +61,8 @@ final class ScenarioNetwork: Sendable {
     ///     TLS); nil: plain HTTP.
     static func start(
         profile: Profile, focus: InterfaceKind, targetSeconds: Double, seed: UInt64, collector: TraceCollector,
-        interfacesStart: InterfacesStart = .heldDown, tls: RunCertificateAuthority? = nil
+        interfacesStart: InterfacesStart = .heldDown, tls: RunCertificateAuthority? = nil,
+        recorded: RecordedContent = RecordedContent()
     ) async throws -> ScenarioNetwork {
         let links = Dictionary(uniqueKeysWithValues: InterfaceKind.allCases.map { kind in
             (kind, shaped(profile.initial[kind]?.link ?? InterfaceSetup.defaultSetup(for: kind).link))
@@ -84,6 +85,8 @@ final class ScenarioNetwork: Sendable {
         configuration.threads = 1
         configuration.clock = MonotonicClock()
         configuration.tls = tls
+        // Recorded streams are served as recorded: their size is theirs, not the scenario's.
+        configuration.recorded = recorded
         let origin = try await OriginServer.start(configuration: configuration)
         var initial: [InterfaceKind: InterfaceSetup] = [:]
         for (kind, link) in links {
@@ -108,6 +111,10 @@ final class ScenarioNetwork: Sendable {
 
     /// The catalog entry of `video` and the URL it is served at.
     func document(_ video: String) -> (VideoDocument, String)? {
+        let recorded = origin.store.recorded
+        if let stream = recorded.stream(video) {
+            return (recorded.document(of: stream), "\(scheme)://127.0.0.1:\(origin.port)/videos/\(video)")
+        }
         guard let entry = catalog.video(withID: video) else { return nil }
         return (VideoDocument(entry, in: catalog), "\(scheme)://127.0.0.1:\(origin.port)/videos/\(video)")
     }

@@ -73,7 +73,8 @@ struct ScenarioRun {
         do {
             network = try await ScenarioNetwork.start(
                 profile: profile, focus: scenario.focus, targetSeconds: scenario.targetSeconds, seed: seed,
-                collector: collector, interfacesStart: scenario.interfacesStart, tls: options.https?.authority)
+                collector: collector, interfacesStart: scenario.interfacesStart, tls: options.https?.authority,
+                recorded: options.recorded)
         } catch {
             return .failed(failed("could not start the scenario's origin and conditioner: \(error)", start: start))
         }
@@ -144,7 +145,7 @@ struct ScenarioRun {
     /// The verdicts, preconditions and metrics of a played scenario: a pure function of
     /// what it recorded (CPU work: run it off the pool).
     private func judge(_ played: Played) -> ScenarioResult {
-        let trace = ScenarioTrace(played.entries)
+        let trace = ScenarioTrace(played.entries, recordedPaths: options.recorded.videoOfPath)
         let outcome = played.outcome
         var bounds = options.bounds
         bounds.renditions = OriginRenditions(played.origin.layout(ofVideos: trace.downloads.map(\.video)))

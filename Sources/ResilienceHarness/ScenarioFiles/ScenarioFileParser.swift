@@ -4,20 +4,29 @@ import Foundation
 import Yams
 
 extension ScenarioFile {
-    /// Reads and checks the scenario file at `path`.
-    public static func load(contentsOf path: String) throws(ScenarioFileError) -> ScenarioFile {
+    /// Reads and checks the scenario file at `path`; a `request` may name the fixture
+    /// videos and `recordedVideos` (the ids of the recorded streams a run serves).
+    public static func load(contentsOf path: String, recordedVideos: Set<String> = []) throws(ScenarioFileError)
+        -> ScenarioFile
+    {
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
             throw ScenarioFileError(
                 kind: .unreadableFile, file: path,
                 reason: "cannot read the file (\(error.localizedDescription)); check the path (see `bench scenarios`)")
         }
-        return try parse(yaml: text, file: path)
+        return try parse(yaml: text, file: path, recordedVideos: recordedVideos)
     }
 
+    /// The ids of the fixture videos a `request` may name (the standard catalog, two more
+    /// protected videos and a second long one).
+    public static var fixtureVideos: [String] { ScenarioStepParser.videos }
+
     /// Reads and checks a scenario from YAML text; `file` names it in errors.
-    public static func parse(yaml: String, file: String? = nil) throws(ScenarioFileError) -> ScenarioFile {
-        try ScenarioFileParser(file: file).parse(yaml)
+    public static func parse(
+        yaml: String, file: String? = nil, recordedVideos: Set<String> = []
+    ) throws(ScenarioFileError) -> ScenarioFile {
+        try ScenarioFileParser(file: file, recordedVideos: recordedVideos).parse(yaml)
     }
 }
 
@@ -25,6 +34,8 @@ extension ScenarioFile {
 /// A plain value used on one thread for one document.
 struct ScenarioFileParser {
     let file: String?
+    /// Recorded streams a `request` may name besides the catalog's videos.
+    var recordedVideos: Set<String> = []
 
     static let topKeys = [
         "name", "summary", "asserts", "needs", "focus", "target-seconds", "minimum-crash-restarts", "profile-from", "preconditions",

@@ -30,7 +30,7 @@ extension ScenarioStepParser {
     /// `request: VIDEO` with `as`, `rental-seconds`, `allows-cellular`.
     mutating func request(_ node: ScenarioNode, _ options: ScenarioOptions) throws(ScenarioFileError) -> ScenarioRequest {
         let video = try node.text("a catalog video, e.g. clear")
-        guard Self.videos.contains(video) else { throw unknownVideo(video, at: node) }
+        guard knownVideos.contains(video) else { throw unknownVideo(video, at: node) }
         let nameNode = options["as"] ?? node
         let name = try options["as"]?.text("a name for the download") ?? video
         if name == "all" { throw nameNode.error(.invalidValue, "'all' means every download; give this one another name with as:") }
@@ -68,9 +68,14 @@ extension ScenarioStepParser {
         return .named(names)
     }
 
+    /// The catalog's videos and the recorded streams the run serves (`--catalog`).
+    var knownVideos: [String] { Self.videos + parser.recordedVideos.sorted() }
+
     func unknownVideo(_ video: String, at node: ScenarioNode) -> ScenarioFileError {
-        let near = ScenarioNode.nearest(video, in: Self.videos).map { "; did you mean '\($0)'?" } ?? ""
-        return node.error(.invalidValue, "unknown video '\(video)'\(near) The catalog has \(Self.videos.joined(separator: ", "))")
+        let near = ScenarioNode.nearest(video, in: knownVideos).map { "; did you mean '\($0)'?" } ?? ""
+        let recorded = parser.recordedVideos.isEmpty ? " (a recorded stream is known with --catalog DIR)" : ""
+        return node.error(
+            .invalidValue, "unknown video '\(video)'\(near) The catalog has \(knownVideos.joined(separator: ", "))\(recorded)")
     }
 
     /// `wait: TRIGGER` with `label`, `timeout`, `optional`.

@@ -148,7 +148,7 @@ struct ScenarioStepParser {
         case "set-allows-cellular": return .setAllowsCellular(try a!.bool())
         case "request-spare":
             let videos = try a!.names("a list of catalog videos, e.g. [large, large-b]")
-            for video in videos where !Self.videos.contains(video) { throw unknownVideo(video, at: a!) }
+            for video in videos where !knownVideos.contains(video) { throw unknownVideo(video, at: a!) }
             for video in videos where spares[video] == nil { spares[video] = a!.node.mark?.line ?? 0 }
             let segments = try options["segments"]?.int("a number of segments, at least 1", in: 1...Int.max) ?? 2
             return .requestSpare(videos, segments: segments)

@@ -62,7 +62,7 @@ public struct ScenarioSuite: Sendable {
     /// empty. The directory is read only when a name or none at all is given.
     /// - Throws: `ScenarioFileError` (a file or the directory), or `UnknownScenario`.
     public static func chosen(
-        names: [String], files: [String], directory: String = defaultDirectory
+        names: [String], files: [String], directory: String = defaultDirectory, recordedVideos: Set<String> = []
     ) throws -> [Scenario] {
         var chosen: [Scenario] = []
         if !names.isEmpty || files.isEmpty {
@@ -75,7 +75,9 @@ public struct ScenarioSuite: Sendable {
                 chosen.append(scenario)
             }
         }
-        for path in files { chosen.append(Scenario(try ScenarioFile.load(contentsOf: path))) }
+        for path in files {
+            chosen.append(Scenario(try ScenarioFile.load(contentsOf: path, recordedVideos: recordedVideos)))
+        }
         return chosen
     }
 }

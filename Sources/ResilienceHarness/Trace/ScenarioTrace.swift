@@ -66,10 +66,13 @@ public struct ScenarioTrace: Sendable {
     /// Every `.harness(.diskWhilePaused)`, in order.
     public let pausedDisks: [TracedPausedDisk]
 
-    /// Derives the facts of `entries` (any order).
-    public init(_ entries: [TraceEntry]) {
+    /// Derives the facts of `entries` (any order). `recordedPaths` names the video of
+    /// each path a recorded stream serves (`RecordedContent.videoOfPath`): the fixture
+    /// videos' own paths say theirs (`/videos/{id}/…`), a recording's do not.
+    public init(_ entries: [TraceEntry], recordedPaths: [String: String] = [:]) {
         let sorted = entries.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
         var builder = ScenarioTraceBuilder()
+        builder.recordedPaths = recordedPaths
         for entry in sorted { builder.add(entry) }
         self.entries = sorted
         end = sorted.last?.t ?? 0

@@ -6,6 +6,8 @@ import LinkConditioner
 
 /// Collects the facts of a time-ordered trace in one pass, for `ScenarioTrace.init`.
 struct ScenarioTraceBuilder {
+    /// The video of each path a recorded stream serves (see `ScenarioTrace.init`).
+    var recordedPaths: [String: String] = [:]
     var requests: [TracedDownload] = []
     var stateChanges: [String: [TracedStateChange]] = [:]
     var interfaceEvents: [InterfaceTimeline.Event] = []
@@ -83,7 +85,7 @@ struct ScenarioTraceBuilder {
         let path = OriginPath.normalized(record.path)
         let start = t >= record.durationNanoseconds ? t - record.durationNanoseconds : 0
         originRequests.append(TracedOriginRequest(
-            t: t, start: start, record: record, path: path, video: OriginPath.video(of: path),
+            t: t, start: start, record: record, path: path, video: OriginPath.video(of: path) ?? recordedPaths[path],
             sentAt: sentAt(of: record, start: start)))
     }
 

@@ -61,6 +61,7 @@ struct GateCommand: AsyncParsableCommand {
             timeLimitSeconds: options.timeLimit, misbehavior: nil, agentCommand: options.agent, progressOnStandardError: false,
             jobs: options.jobs)
         suite.launching = options.launching
+        suite.catalogs = options.catalogs
         let early = options.https && calibrate == nil ? options.out ?? suite.defaultDirectory() : nil
         suite.httpsDirectory = early
         do {

@@ -2,6 +2,7 @@ import ArgumentParser
 import BenchCore
 import BenchReports
 import EngineAgent
+import FixtureOrigin
 import Foundation
 import ResilienceHarness
 
@@ -48,6 +49,11 @@ struct MatrixCommand: AsyncParsableCommand {
     @Option(help: "How many scenarios of one run play at the same time (default: all, at most \(SuiteRun.defaultJobs); 1: one by one). The runs themselves go one after another.")
     var jobs: Int?
 
+    @Option(name: .customLong("catalog"), help: ArgumentHelp(
+        "A catalog directory `bench record` wrote, served beside the fixture videos; a --scenario-file may request its "
+            + "streams by id (repeatable).", valueName: "DIR"))
+    var catalogs: [String] = []
+
     @OptionGroup var sharding: ShardOptions
 
     /// The builtin engines' command lines, for a profile's seed (`SuiteRun.builtin`).
@@ -68,10 +74,13 @@ struct MatrixCommand: AsyncParsableCommand {
         }
         var entries: [MatrixEntry] = []
         var chosen: [Scenario] = []
+        var recorded = RecordedContent()
         for path in profiles.isEmpty ? ["Profiles/flaky-wifi.yaml"] : profiles {
-            let suite = SuiteRun(
+            var suite = SuiteRun(
                 profilePath: path, scenarioNames: scenarios, scenarioFiles: scenarioFiles, seed: seed,
                 timeLimitSeconds: timeLimit, misbehavior: nil, progressOnStandardError: false)
+            suite.catalogs = catalogs
+            do { recorded = try suite.recorded() } catch { exitBadInput(error.description) }
             let profile: Profile
             do { profile = try suite.loadProfile(); chosen = try suite.scenarios() } catch { exitBadInput(error.description) }
             for spec in specs {
@@ -88,10 +97,12 @@ struct MatrixCommand: AsyncParsableCommand {
         let limit = Duration.milliseconds(Int64(timeLimit * 1000))
         let matrix = try await MatrixRun.run(
             entries, scenarios: chosen, into: URL(fileURLWithPath: directory),
-            options: { entry in
-                HarnessOptions(
+            options: { [recorded] entry in
+                var options = HarnessOptions(
                     profile: entry.profile, profilePath: entry.profilePath, seed: seed ?? entry.profile.seed,
                     timeLimit: limit, app: entry.app, agentName: entry.agent, jobs: jobs ?? SuiteRun.defaultJobs)
+                options.recorded = recorded
+                return options
             },
             shard: shard,
             started: { entry, index in

@@ -50,6 +50,7 @@ struct RunCommand: AsyncParsableCommand {
             timeLimitSeconds: options.timeLimit, misbehavior: misbehave, agentCommand: options.agent, progressOnStandardError: json,
             jobs: options.jobs)
         suite.launching = options.launching
+        suite.catalogs = options.catalogs
         let early = options.https ? options.out ?? suite.defaultDirectory() : nil
         suite.httpsDirectory = early
         do {
@@ -109,6 +110,11 @@ struct SuiteOptions: ParsableArguments {
         "Serve each scenario's origin and license server over HTTPS, with a certificate of a CA made for the run.",
         discussion: "The CA's certificate is written as ca.pem in the report directory before the first scenario starts; the app is told its path in hello's caFile and in DEADZONE_CA_FILE, and the URLs it is given are https://. Requests still go through the conditioner's interfaces."))
     var https = false
+
+    @Option(name: .customLong("catalog"), help: ArgumentHelp(
+        "A catalog directory `bench record` wrote: its streams are served by every scenario's origin beside the fixture "
+            + "videos, and a --scenario-file may request them by id (repeatable; docs/your-streams.md).", valueName: "DIR"))
+    var catalogs: [String] = []
 
     @OptionGroup var launching: LaunchOptions
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FixtureOrigin
 import ResilienceHarness
 
 /// `bench scenarios`: the shipped scenario files, what each does and which properties it asserts.
@@ -27,10 +28,23 @@ struct ScenarioCheckCommand: ParsableCommand {
     @Argument(help: "Scenario YAML files, e.g. Scenarios/housekeeping.yaml.")
     var files: [String]
 
+    @Option(name: .customLong("catalog"), help: ArgumentHelp(
+        "A catalog directory `bench record` wrote: a request may name its streams (repeatable).", valueName: "DIR"))
+    var catalogs: [String] = []
+
     func run() throws {
         var invalid = 0
+        var recorded: Set<String> = []
+        if !catalogs.isEmpty {
+            do {
+                recorded = Set(try RecordedContent.load(catalogs, reservedIDs: Set(ScenarioFile.fixtureVideos)).streams.map(\.video.id))
+            } catch {
+                printError("error: --catalog: \(error)")
+                throw ExitCode(2)
+            }
+        }
         for file in files {
-            do { print("\(file): valid: " + (try ScenarioFile.load(contentsOf: file)).oneLineSummary) } catch {
+            do { print("\(file): valid: " + (try ScenarioFile.load(contentsOf: file, recordedVideos: recorded)).oneLineSummary) } catch {
                 printError("error: \(error)")
                 invalid += 1
             }

@@ -2,6 +2,7 @@ import ArgumentParser
 import BenchCore
 import BenchReports
 import EngineAgent
+import FixtureOrigin
 import Foundation
 import ResilienceHarness
 
@@ -31,6 +32,8 @@ struct SuiteRun {
     /// `--https`: the run's output directory, where the run's CA certificate (`ca.pem`) is
     /// written before the first scenario; nil: the scenarios are served over plain HTTP.
     var httpsDirectory: String? = nil
+    /// `--catalog`: directories `bench record` wrote, served beside the fixture videos.
+    var catalogs: [String] = []
 
     /// Bad input: exit 2 with a message that says what to do.
     struct BadInput: Error, CustomStringConvertible {
@@ -55,8 +58,18 @@ struct SuiteRun {
     /// The scenarios named in Scenarios/ and the scenario files (all of Scenarios/ when
     /// none), or a `BadInput` naming the file and line, or listing the known names.
     func scenarios() throws(BadInput) -> [Scenario] {
-        do { return try ScenarioSuite.chosen(names: scenarioNames, files: scenarioFiles) } catch {
+        let recorded = Set(try recorded().streams.map(\.video.id))
+        do { return try ScenarioSuite.chosen(names: scenarioNames, files: scenarioFiles, recordedVideos: recorded) } catch {
             throw BadInput(description: "\(error)")
+        }
+    }
+
+    /// The recorded streams of `catalogs` (none when none is given), or a `BadInput`
+    /// saying what to do.
+    func recorded() throws(BadInput) -> RecordedContent {
+        guard !catalogs.isEmpty else { return RecordedContent() }
+        do { return try RecordedContent.load(catalogs, reservedIDs: Set(ScenarioFile.fixtureVideos)) } catch {
+            throw BadInput(description: "--catalog: \(error)")
         }
     }
 
@@ -65,6 +78,7 @@ struct SuiteRun {
         let profile = try loadProfile()
         var scenarios = try scenarios()
         var options = try harnessOptions(profile: profile, seed: seed ?? profile.seed)
+        options.recorded = try recorded()
         options.launch = try launching?.appLaunch(app: options.app, agentGiven: agentCommand != nil || misbehavior != nil)
         if let httpsDirectory {
             do { options.https = try HarnessHTTPS.make(writingCAInto: httpsDirectory) } catch {
