@@ -66,6 +66,10 @@ struct AgentEventRelay {
         case .licenseFailed(let token, let reason):
             return Output(events: [.licenseFailed(download: token.rawValue, reason: reason)])
         case .segmentStored(let token, let stream, let index, let bytes, let uri):
+            // An init section (EXT-X-MAP: the engine numbers them from -1 down) is no
+            // media segment: the protocol's `segmentStored` counts a playlist's segments
+            // from 0, and the harness reads init sections from the package.
+            guard index >= 0 else { return Output() }
             let path = URL(string: uri)?.path ?? uri
             let stored = AppEvent.segmentStored(download: token.rawValue, stream: stream, index: index, bytes: bytes, path: path)
             return Output(events: [stored] + unstoredClaim(beside: stored))

@@ -31,7 +31,9 @@ enum AgentPartials {
                 let files = PackageFiles(directory: directory)
                 let plan = AgentPackage.plan(in: directory)
                 let segments = try await index.segments(for: record.token)
-                for segment in files.reconcile(segments: segments) where segment.state == .partial && segment.bytes > 0 {
+                // Init sections (negative indexes) are no segments of the protocol's.
+                for segment in files.reconcile(segments: segments)
+                where segment.state == .partial && segment.bytes > 0 && segment.index >= 0 {
                     let item = plan?.items.first { $0.stream == segment.stream && $0.index == segment.index }
                     let path = URL(string: segment.uri)?.path ?? segment.uri
                     found.append(Found(

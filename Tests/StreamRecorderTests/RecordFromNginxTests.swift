@@ -260,7 +260,10 @@ import TestSupport
         let scratch = try await RecordFromNginxTests.Scratch.start()
         do {
             let bench = try Self.bench()
-            _ = try await scratch.recorder().record([StreamRecorder.Request(id: "ts", url: scratch.origin.url("/ts/master.m3u8"))])
+            // Every shape a recording holds: init sections, byte ranges, keys, renditions, a discontinuity.
+            let shapes = ["ts", "fmp4", "byterange", "aes", "audio-subs", "discontinuity"]
+            _ = try await scratch.recorder().record(
+                shapes.map { (shape: String) in StreamRecorder.Request(id: shape, url: scratch.origin.url("/\(shape)/master.m3u8")) })
             try """
                 name: test-links
                 description: fast clean links
@@ -284,6 +287,12 @@ import TestSupport
                   - inspect: all
 
                 """.write(toFile: scratch.root + "/recorded.yaml", atomically: true, encoding: .utf8)
+            for shape in shapes.dropFirst() {
+                try String(contentsOfFile: scratch.root + "/recorded.yaml", encoding: .utf8)
+                    .replacingOccurrences(of: "request: ts", with: "request: \(shape)")
+                    .replacingOccurrences(of: "name: recorded-ts", with: "name: recorded-\(shape)")
+                    .write(toFile: scratch.root + "/recorded-\(shape).yaml", atomically: true, encoding: .utf8)
+            }
             let unknown = try await ChildProcess.run(bench, ["scenario", "check", scratch.root + "/recorded.yaml"], timeout: .seconds(60))
             #expect(unknown.status == 2 && unknown.stderr.contains("unknown video 'ts'"), "\(unknown.stderr)")
             let known = try await ChildProcess.run(
@@ -292,10 +301,22 @@ import TestSupport
 
             let run = ["--profile", scratch.root + "/links.yaml", "--catalog", scratch.catalog,
                        "--scenario-file", scratch.root + "/recorded.yaml", "--time-limit", "120"]
-            let honest = try await ChildProcess.run(bench, run + ["--out", scratch.root + "/honest"], timeout: .seconds(200))
+            let others = shapes.dropFirst().flatMap { ["--scenario-file", scratch.root + "/recorded-\($0).yaml"] }
+            let honest = try await ChildProcess.run(bench, run + others + ["--out", scratch.root + "/honest"], timeout: .seconds(200))
             #expect(honest.status == 0, "\(honest.stdout)\n\(honest.stderr)")
-            let report = try String(contentsOfFile: scratch.root + "/honest/report.json", encoding: .utf8)
-            #expect(report.contains("segments byte-identical to the origin's"), "integrity judged nothing")
+            // Each shape's integrity verdict: passed on segments it compared, none vacuously.
+            let report = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: scratch.root + "/honest/report.json"))) as? [String: Any]
+            let scenarios = report?["scenarios"] as? [[String: Any]] ?? []
+            let integrity = Dictionary(uniqueKeysWithValues: scenarios.map { scenario in
+                let verdicts = scenario["verdicts"] as? [[String: Any]] ?? []
+                let verdict = verdicts.first { $0["property"] as? String == "integrity" }
+                return (scenario["name"] as? String ?? "", "\(verdict?["outcome"] ?? "") \(verdict?["summary"] ?? "")")
+            })
+            for shape in shapes {
+                let verdict = integrity["recorded-\(shape)"] ?? "missing"
+                #expect(verdict.hasPrefix("passed") && verdict.contains("segments byte-identical to the origin's"), "\(shape): \(verdict)")
+            }
 
             let lying = try await ChildProcess.run(
                 bench, run + ["--out", scratch.root + "/lying", "--misbehave", "claims-unstored-segments"], timeout: .seconds(200))
