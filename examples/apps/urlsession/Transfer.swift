@@ -86,15 +86,24 @@ final class Transfer: @unchecked Sendable {
     }
 
     /// Cancels the task; from now on nothing more of its body is written.
+    ///
+    /// A task that has completed is not cancelled: swift-corelibs-foundation (Linux) traps
+    /// ("Trying to access a behaviour for a task that in not in the registry") when a
+    /// cancel's failure report finds the task already gone from the session's registry,
+    /// which a cancel at the moment a reset connection fails the task can do (seen once in
+    /// CI, at an outage). Only a running task is cancelled, once; the window that is left
+    /// is the few microseconds between the check and the cancel.
     func stop() {
         let task: URLSessionTask? = condition.withLock {
+            let running = !stopped && !done
             stopped = true
             try? file?.close()
             file = nil
             condition.broadcast()
-            return self.task
+            return running ? self.task : nil
         }
-        task?.cancel()
+        guard let task, task.state == .running else { return }
+        task.cancel()
     }
 
     /// How a wait ended.
