@@ -123,7 +123,7 @@ final class RecordFetcher: Sendable {
         } catch {
             throw .fetch(url: url.absoluteString, reason: "the body broke off after \(size) bytes (\(Self.explain(error)))")
         }
-        return (size, hasher.finalize().map { String(format: "%02x", $0) }.joined())
+        return (size, CatalogPaths.hex(hasher.finalize()))
     }
 
     /// An HTTP client error in words, with what to do for an untrusted certificate.

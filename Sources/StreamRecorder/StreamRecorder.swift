@@ -294,7 +294,7 @@ public final class StreamRecorder {
                 (attributes[.size] as? NSNumber)?.int64Value == resource.size,
                 let data = try? Data(contentsOf: URL(fileURLWithPath: path))
             else { return false }
-            return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() == resource.sha256
+            return CatalogPaths.hex(SHA256.hash(data: data)) == resource.sha256
         }
         return whole ? resource : nil
     }
@@ -341,7 +341,7 @@ enum CatalogPaths {
         if path.isEmpty || path.hasSuffix("/") { components = Array(components.dropLast()) + ["index"] }
         var file = (["files", safe(Substring(host))] + components).joined(separator: "/")
         if let query = url.query, !query.isEmpty {
-            file += "@" + SHA256.hash(data: Data(query.utf8)).prefix(4).map { String(format: "%02x", $0) }.joined()
+            file += "@" + hex(SHA256.hash(data: Data(query.utf8)).prefix(4))
         }
         return file
     }
@@ -349,6 +349,11 @@ enum CatalogPaths {
     private static func safe(_ component: Substring) -> String {
         guard !component.isEmpty, component != ".", component != ".." else { return "_" }
         return String(component.map { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) ? $0 : "_" })
+    }
+
+    /// `bytes` as lowercase hex: how the manifest writes a SHA-256.
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
     }
 
     /// Whether `id` can name a video: 1 to 64 ASCII letters, digits, `-` and `_`.

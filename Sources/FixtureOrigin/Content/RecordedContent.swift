@@ -1,5 +1,5 @@
 import BenchCore
-import Crypto
+import BenchVocabulary
 import Foundation
 
 /// Streams recorded by `bench record`, served byte for byte beside (or instead of) the
@@ -122,7 +122,7 @@ public struct RecordedContent: Hashable, Sendable {
 
     /// The answer at request path `path` (its query ignored), if recorded.
     public func entry(at path: String) -> Entry? {
-        entries[String(path.prefix { $0 != "?" && $0 != "#" })]
+        entries[OriginPath.normalized(path)]
     }
 
     /// The recorded stream with `id`.

@@ -1,4 +1,5 @@
 import BenchCore
+import BenchVocabulary
 import Crypto
 import NIOCore
 import NIOSSL
@@ -142,7 +143,7 @@ final class OriginServices: Sendable {
 
     /// A recorded file, read on a generator thread (it may be large) and kept like a segment.
     private func lookupRecorded(path: String, on eventLoop: any EventLoop) -> EventLoopFuture<ContentLookup> {
-        let key = String(path.prefix { $0 != "?" && $0 != "#" })
+        let key = OriginPath.normalized(path)
         if let cached = cache.withLock({ $0[key] }) { return eventLoop.makeSucceededFuture(.found(cached)) }
         let future = generators.runIfActive(eventLoop: eventLoop) { [store] () -> ContentLookup in
             do throws(ContentError) {
