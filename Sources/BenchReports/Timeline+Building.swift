@@ -188,6 +188,7 @@ extension ConditionerEvent.Kind {
         case let .listening(interface, _), let .connectionAccepted(_, interface, _),
             let .connectionRefused(interface, _), let .upstreamConnected(_, interface, _), let .upstreamFailed(_, interface, _),
             let .tunnelOpened(_, interface, _), let .requestForwarded(_, interface, _),
+            let .requestIntercepted(_, interface, _),
             let .appSent(_, interface, _), let .bytesForwarded(_, interface, _, _, _), let .stalled(_, interface, _, _),
             let .flowResumed(_, interface, _, _), let .packetLost(_, interface, _, _, _),
             let .connectionReset(_, interface, _), let .connectionClosed(_, interface, _, _),

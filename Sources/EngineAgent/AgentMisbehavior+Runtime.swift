@@ -9,8 +9,8 @@ import OfflineDownloads
 /// (fed by the `setPath` command), `claimsUnstoredSegments` and `claimsDownloadedEarly`
 /// in `AgentEventRelay` (the last with `AgentRuntime+Claims.swift`), `fakeLicense` in the
 /// `request` and `prepareForBackground` commands, `segmentsBeforeLicense` in the engine's
-/// configuration (`AgentOptions.engineConfiguration`), `bypassConditioner` in the
-/// `request` command.
+/// configuration (`AgentOptions.engineConfiguration`), as are `dropsInitSections` and
+/// `byteRangeFromZero` (`EngineSabotage`), `bypassConditioner` in the `request` command.
 extension AgentMisbehavior {
     /// The path the app hands its engine when the system reports `path`.
     ///

@@ -113,6 +113,20 @@ public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable 
     /// retries are set to one attempt (`EngineConfiguration.retry.maximumAttempts`), where
     /// the documented rule is five rounds in a row (breaks `justified-failure`).
     case failOnServerError = "fail-on-server-error"
+    /// Never stores a stream's init sections (EXT-X-MAP): the engine's plan leaves them
+    /// out (`EngineSabotage.dropsInitSections`), so the local playlists name none and
+    /// an fMP4/CMAF package holds segments no player can decode (breaks `integrity`: the
+    /// harness's read of the package finds the origin's init section absent). Only a
+    /// stream with init sections shows it: a recorded one, not the fixture catalog.
+    case dropsInitSections = "drops-init-sections"
+    /// Resumes a partly stored byte-range segment (EXT-X-BYTERANGE of one file) from
+    /// offset 0 of the file instead of from the segment's offset plus what it holds
+    /// (`EngineSabotage.resumesByteRangesFromFileStart`): the bytes appended to its
+    /// `.part` are another part of the file, and the segment is stored, at its right
+    /// size, with wrong bytes (breaks `integrity`: a stored segment differs from the
+    /// origin's range). Only a byte-range stream resumed mid-segment shows it (a crash
+    /// or a cut while a segment past the file's first is under way): a recorded one.
+    case byteRangeFromZero = "byte-range-from-zero"
 
     /// The property each misbehaviour must make fail.
     public var brokenProperty: String {
@@ -124,6 +138,7 @@ public enum AgentMisbehavior: String, Sendable, Hashable, Codable, CaseIterable 
         case .bypassConditioner: "cellular-policy"
         case .hammerRefusedPort: "bounded-retries"
         case .claimsUnstoredSegments, .claimsDownloadedEarly, .completeAfterRelaunch: "integrity"
+        case .dropsInitSections, .byteRangeFromZero: "integrity"
         case .wifiReturnUnnoticed: "liveness"
         case .duplicateAfterRelaunch: "crash-recovery"
         case .noBackoff: "bounded-retries"

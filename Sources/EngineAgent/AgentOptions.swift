@@ -46,6 +46,9 @@ public struct AgentOptions: Sendable {
         configuration.transport.trustedCAFile = caFile
         // The misbehaving agent's test hook, off for every other app.
         configuration.transferSkipsLicenseGate = misbehavior == .segmentsBeforeLicense
+        configuration.sabotage = EngineSabotage(
+            dropsInitSections: misbehavior == .dropsInitSections,
+            resumesByteRangesFromFileStart: misbehavior == .byteRangeFromZero)
         if misbehavior == .noBackoff {
             configuration.retry.base = .milliseconds(1)
             configuration.retry.cap = .milliseconds(1)

@@ -13,6 +13,7 @@ struct ProxyCommand: AsyncParsableCommand {
             plays. Ctrl-C (or --duration) stops it and prints per-interface counters.
             Example: swift run bench proxy --profile Profiles/3g.yaml --upstream 127.0.0.1:8080
             As an HTTP proxy for any host: swift run bench proxy --profile Profiles/3g.yaml --http-proxy
+            Seeing inside one host's HTTPS: swift run bench proxy --profile Profiles/3g.yaml --http-proxy --intercept cdn.example.com
             """
     )
 
@@ -26,6 +27,22 @@ struct ProxyCommand: AsyncParsableCommand {
         "Make each interface an HTTP forward proxy for any host, instead of forwarding to --upstream.",
         discussion: "Point a device, a browser or a client's proxy setting at an interface: each connection goes where its first request names (CONNECT host:port, a tunnel, HTTPS included; or an absolute-form http:// URL, forwarded with Connection: close), looked up by name, over the interface's link."))
     var httpProxy = false
+
+    @Option(name: .customLong("intercept"), help: ArgumentHelp(
+        "With --http-proxy: a host (HOST or HOST:PORT) whose traffic is intercepted and recorded (repeatable).",
+        discussion: "A CONNECT to it is answered with a certificate for it minted from a CA made for this run (--out DIR/ca.pem: the client must trust it); each request inside is forwarded to the real host over TLS, its certificate checked, and recorded in DIR/exchanges.jsonl with its interface. Other hosts stay blind tunnels, counted."))
+    var intercept: [String] = []
+
+    @Option(name: .customLong("upstream-ca"), help: "PEM file of CAs trusted for intercepted hosts, beside the system's.")
+    var upstreamCA: String?
+
+    @Option(name: .customLong("reuse-ca"), help: ArgumentHelp(
+        "Keep the interception CA in this directory across runs (made there on first use, with its private key).",
+        discussion: "Only for a device that must trust one CA once: anyone who reads DIR/ca-key.pem can impersonate any host to it."))
+    var reuseCA: String?
+
+    @Option(help: "With --intercept: where ca.pem, exchanges.jsonl and interception.json go.")
+    var out: String = "Reports/proxy"
 
     @Option(help: "Listen address of the WiFi interface (port 0 picks one).")
     var wifi: String = ConditionerConfiguration.defaultListeners[.wifi]!.description
@@ -58,6 +75,18 @@ struct ProxyCommand: AsyncParsableCommand {
         where SocketAddress(parsing: value) == nil {
             throw ValidationError("\(name) expects HOST:PORT with a numeric host, e.g. 127.0.0.1:8080 (got '\(value)')")
         }
+        if !intercept.isEmpty, !httpProxy {
+            throw ValidationError("--intercept needs --http-proxy: only a forward proxy sees which host a connection is for")
+        }
+        for text in intercept {
+            do { _ = try InterceptRule(parsing: text) } catch { throw ValidationError("\(error)") }
+        }
+        if intercept.isEmpty, upstreamCA != nil || reuseCA != nil {
+            throw ValidationError("--upstream-ca and --reuse-ca concern interception: give --intercept HOST")
+        }
+        if let upstreamCA, !FileManager.default.isReadableFile(atPath: upstreamCA) {
+            throw ValidationError("--upstream-ca \(upstreamCA): no readable file there")
+        }
         if let duration, duration != "forever" {
             do { _ = try Units.parseDuration(duration) } catch {
                 throw ValidationError("--duration: \(error) (or 'forever')")
@@ -69,14 +98,23 @@ struct ProxyCommand: AsyncParsableCommand {
         var loaded: Profile
         do { loaded = try Profile.load(contentsOf: profile) } catch { exitBadInput("\(error)") }
         if let seed { loaded.seed = seed }
-        let configuration = ConditionerConfiguration(
+        let rules = intercept.compactMap { try? InterceptRule(parsing: $0) }
+        var interception: ProxyInterception?
+        if !rules.isEmpty {
+            do {
+                interception = try await ProxyInterception.start(rules: rules, directory: out, upstreamCA: upstreamCA, reuseCA: reuseCA)
+            } catch { exitWithError("cannot start the intercepting proxy: \(error)", code: 1) }
+        }
+        var configuration = ConditionerConfiguration(
             upstream: upstream.flatMap(SocketAddress.init(parsing:)) ?? SocketAddress(host: "0.0.0.0", port: 0),
             listeners: [.wifi: SocketAddress(parsing: wifi)!, .cellular: SocketAddress(parsing: cellular)!],
             proxyProtocol: proxyProtocol,
             profile: loaded,
             forwardProxy: httpProxy
         )
+        configuration.interception = interception?.conditionerInterception
         var sinks: [any EventSink] = [TerminalEventPrinter()]
+        if let interception { sinks.append(interception.blindCounter) }
         let writer = try events.map { try JSONLinesEventWriter(path: $0) }
         if let writer { sinks.append(writer) }
 
@@ -87,6 +125,11 @@ struct ProxyCommand: AsyncParsableCommand {
         print("profile \(loaded.name): \(loaded.description) (seed \(loaded.seed), \(Units.format(loaded.duration)))")
         for kind in InterfaceKind.allCases {
             print("\(kind) \(conditioner.endpoints[kind]!)")
+        }
+        interception?.interfacesListening(conditioner.endpoints)
+        if let interception {
+            print("intercepting \(rules.map(\.description).joined(separator: ", ")); the client must trust "
+                + "\(interception.directory)/ca.pem (the CA \(reuseCA == nil ? "made for this run" : "kept in \(reuseCA!)"))")
         }
         print(upstream.map { "forwarding to \($0); Ctrl-C stops" }
             ?? "an HTTP proxy for any host on each interface (set it as the client's proxy); Ctrl-C stops")
@@ -106,7 +149,9 @@ struct ProxyCommand: AsyncParsableCommand {
             return writer?.writeFailure
         }
         print(CountersTable.render(snapshot))
+        let interceptionFailure = await interception?.finish()
         if closeResult != 0 { print("warning: uv_loop_close returned \(closeResult) (a handle leaked)") }
         if let logFailure { exitWithError("\(logFailure)", code: 1) }
+        if let interceptionFailure { exitWithError(interceptionFailure, code: 1) }
     }
 }

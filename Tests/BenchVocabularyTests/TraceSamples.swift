@@ -29,6 +29,7 @@ enum TraceSamples {
         .upstreamConnected(connection: 1, interface: .wifi, connectMilliseconds: 0.25),
         .tunnelOpened(connection: 1, interface: .wifi, target: "127.0.0.1:8080"),
         .requestForwarded(connection: 2, interface: .cellular, target: "example.com:80"),
+        .requestIntercepted(connection: 3, interface: .wifi, target: "cdn.example.com:443"),
         .upstreamFailed(connection: 2, interface: .wifi, error: "connection refused"),
         .appSent(connection: 1, interface: .wifi, bytes: 169),
         .bytesForwarded(connection: 1, interface: .wifi, direction: .downlink, bytes: 100_000, total: 200_000),

@@ -75,4 +75,41 @@ import Testing
         #expect(ConnectSniffer.authority("[::1]:8443")! == ("[::1]", 8443))
         #expect(ConnectSniffer.authority("::1:80") == nil, "an IPv6 host needs its brackets")
     }
+
+    /// What an intercepting proxy is sent: the head as the app wrote it, however it was
+    /// split, not the rewritten one (it answers the CONNECT, or reads the absolute form).
+    @Test func theHeadAsTheAppSentItIsKeptForAnInterceptingProxy() {
+        var sniffer = ConnectSniffer(mode: .anyHost)
+        let connect = "CONNECT cdn.example:443 HTTP/1.1\r\nHost: cdn.example:443\r\n\r\n"
+        let reads = [String(connect.prefix(10)), String(connect.dropFirst(10)) + "\u{16}\u{03}"]
+        _ = reads.map { read in Array(read.utf8).withUnsafeBytes { sniffer.feed($0) } }
+        #expect(sniffer.head == Array(connect.utf8))
+        var plain = ConnectSniffer(mode: .anyHost)
+        let request = "GET http://cdn.example/a.m3u8 HTTP/1.1\r\nProxy-Connection: keep-alive\r\n\r\n"
+        _ = Array((request + "body").utf8).withUnsafeBytes { plain.feed($0) }
+        #expect(plain.head == Array(request.utf8), "the absolute form and its hop-by-hop headers as sent")
+        var undecided = ConnectSniffer(mode: .anyHost)
+        _ = Array("GET http://cdn".utf8).withUnsafeBytes { undecided.feed($0) }
+        #expect(undecided.head.isEmpty, "no head before it has ended")
+    }
+
+    /// A fixed upstream whose run intercepts hosts: what cannot be a request for one (TLS,
+    /// an origin-form request) passes as soon as its first byte or line says so; a CONNECT
+    /// and an absolute-form request are read whole, for the connection to route.
+    @Test func aFixedUpstreamThatInterceptsPassesWhatIsNotAProxysRequestAtItsFirstLine() {
+        func feed(_ reads: [String]) -> [ConnectSniffer.Outcome] {
+            var sniffer = ConnectSniffer(mode: .upstreamFixedIntercepting)
+            return reads.map { read in Array(read.utf8).withUnsafeBytes { sniffer.feed($0) } }
+        }
+        #expect(feed(["\u{16}\u{03}\u{01}"]) == [.passThrough], "a TLS ClientHello")
+        #expect(feed(["GET /videos/clear/master.m3u8 HTTP/1.1\r\nHost: x\r\n"]) == [.passThrough])
+        #expect(feed(["GET /videos/cl", "ear/master.m3u8 HTTP/1.1\r\n"]) == [.undecided, .passThrough])
+        let absolute = "GET http://cdn.example/a.m3u8 HTTP/1.1\r\nHost: cdn.example\r\n\r\n"
+        guard case .request(let target, _, _)? = feed([String(absolute.prefix(30)), String(absolute.dropFirst(30))]).last else {
+            Issue.record("an absolute-form request was not read whole")
+            return
+        }
+        #expect(target == "cdn.example:80")
+        #expect(feed(["CONNECT cdn.example:443 HTTP/1.1\r\n\r\n"]) == [.tunnel(target: "cdn.example:443", headBytesOfLast: 36)])
+    }
 }

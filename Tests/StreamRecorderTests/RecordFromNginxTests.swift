@@ -95,7 +95,7 @@ import TestSupport
             #expect(byOutcome["ts"]?.video.duration == 4 && byOutcome["aes"]?.video.duration == 6)
             #expect(byOutcome["aes"]?.video.protection == "aes-128" && byOutcome["ts"]?.video.protection == "clear")
             #expect(byOutcome["fairplay"]?.video.protection == "sample-aes")
-            #expect(byOutcome["fairplay"]?.video.licenseKeys == ["skd://recorded-fairplay"])
+            #expect(byOutcome["fairplay"]?.video.licenseKeys == ["skd://recorded-fairplay/key-1"])
             // Each resource was asked for once; nothing was asked for the skd:// key.
             let asked = scratch.requests(since: 0)
             #expect(asked.count == manifest.resources.count, "\(asked)")
@@ -260,8 +260,9 @@ import TestSupport
         let scratch = try await RecordFromNginxTests.Scratch.start()
         do {
             let bench = try Self.bench()
-            // Every shape a recording holds: init sections, byte ranges, keys, renditions, a discontinuity.
-            let shapes = ["ts", "fmp4", "byterange", "aes", "audio-subs", "discontinuity"]
+            // Every shape a recording holds: init sections, byte ranges, keys, renditions, a
+            // discontinuity, an skd:// key answered by the fixture license server.
+            let shapes = ["ts", "fmp4", "byterange", "aes", "audio-subs", "discontinuity", "fairplay"]
             _ = try await scratch.recorder().record(
                 shapes.map { (shape: String) in StreamRecorder.Request(id: shape, url: scratch.origin.url("/\(shape)/master.m3u8")) })
             try """
@@ -308,15 +309,21 @@ import TestSupport
             let report = try JSONSerialization.jsonObject(
                 with: Data(contentsOf: URL(fileURLWithPath: scratch.root + "/honest/report.json"))) as? [String: Any]
             let scenarios = report?["scenarios"] as? [[String: Any]] ?? []
-            let integrity = Dictionary(uniqueKeysWithValues: scenarios.map { scenario in
-                let verdicts = scenario["verdicts"] as? [[String: Any]] ?? []
-                let verdict = verdicts.first { $0["property"] as? String == "integrity" }
-                return (scenario["name"] as? String ?? "", "\(verdict?["outcome"] ?? "") \(verdict?["summary"] ?? "")")
-            })
+            func verdicts(of property: String) -> [String: String] {
+                Dictionary(uniqueKeysWithValues: scenarios.map { scenario in
+                    let verdicts = scenario["verdicts"] as? [[String: Any]] ?? []
+                    let verdict = verdicts.first { $0["property"] as? String == property }
+                    return (scenario["name"] as? String ?? "", "\(verdict?["outcome"] ?? "") \(verdict?["summary"] ?? "")")
+                })
+            }
+            let integrity = verdicts(of: "integrity")
             for shape in shapes {
                 let verdict = integrity["recorded-\(shape)"] ?? "missing"
                 #expect(verdict.hasPrefix("passed") && verdict.contains("segments byte-identical to the origin's"), "\(shape): \(verdict)")
             }
+            // The FairPlay stream's license, named by its catalog entry, judged as a fixture skd video's is.
+            let license = verdicts(of: "license-before-background")["recorded-fairplay"] ?? "missing"
+            #expect(license.hasPrefix("passed 1 protected download each held a license"), "\(license)")
 
             let lying = try await ChildProcess.run(
                 bench, run + ["--out", scratch.root + "/lying", "--misbehave", "claims-unstored-segments"], timeout: .seconds(200))

@@ -58,6 +58,18 @@ import TestSupport
             #expect(videos.map(\.id) == shapes + ["moved"])
             #expect(videos.first { $0.id == "moved" }?.sources.first?.url == "/discontinuity/master.m3u8")
             #expect(videos.first { $0.id == "aes" }?.duration == 6)
+            // ... the FairPlay one naming the license server and its skd:// key, which it answers.
+            let fairplay = try #require(videos.first { $0.id == "fairplay" }?.sources.first?.keySystems?.first)
+            #expect(fairplay.keyURI == "skd://recorded-fairplay/key-1" && fairplay.licenseURL == "/license", "\(fairplay)")
+            for (key, expected) in [("key-1", "200"), ("key-2", "404")] {
+                let request = LicenseRequest(assetID: "recorded-fairplay", keyID: key, nonce: "n", terms: .purchase)
+                let answered = try await ChildProcess.run("curl", [
+                    "-sS", "--noproxy", "*", "-X", "POST", "--data-binary", String(decoding: try JSONEncoder().encode(request), as: UTF8.self),
+                    "-w", "\n%{http_code}", base + "/license",
+                ], timeout: .seconds(60))
+                #expect(answered.stdout.hasSuffix("\n" + expected), "\(key): \(answered.stdout)")
+                if expected == "404" { #expect(answered.stdout.contains("unknown_key"), "\(answered.stdout)") }
+            }
             // ... each with a hash manifest of what it serves, from the recording.
             let hashes = try await ChildProcess.run(
                 "curl", ["-sS", "--noproxy", "*", base + "/videos/aes/manifest.json"], timeout: .seconds(60))

@@ -10,6 +10,7 @@ extension ConditionerEvent.Kind: Codable {
         case stalled, flowResumed, packetLost, connectionReset, connectionClosed, interfaceUp, interfaceDown
         case linkChanged, listenerFailed, pathChanged, pathPublished, phaseApplied, profileStateHeld
         case profileStateOverridden, timelineFinished, stopped, tunnelOpened, requestForwarded
+        case requestIntercepted
     }
 
     private enum Key: String, CodingKey {
@@ -28,6 +29,7 @@ extension ConditionerEvent.Kind: Codable {
         case .upstreamFailed: .upstreamFailed
         case .tunnelOpened: .tunnelOpened
         case .requestForwarded: .requestForwarded
+        case .requestIntercepted: .requestIntercepted
         case .appSent: .appSent
         case .bytesForwarded: .bytesForwarded
         case .stalled: .stalled
@@ -67,7 +69,8 @@ extension ConditionerEvent.Kind: Codable {
             try c.encode(connection, forKey: .connection)
             try c.encode(interface, forKey: .interface)
             try c.encode(milliseconds, forKey: .connectMilliseconds)
-        case let .tunnelOpened(connection, interface, target), let .requestForwarded(connection, interface, target):
+        case let .tunnelOpened(connection, interface, target), let .requestForwarded(connection, interface, target),
+            let .requestIntercepted(connection, interface, target):
             try c.encode(connection, forKey: .connection)
             try c.encode(interface, forKey: .interface)
             try c.encode(target, forKey: .target)
@@ -159,6 +162,9 @@ extension ConditionerEvent.Kind: Codable {
             self = .tunnelOpened(connection: try value(.connection), interface: try value(.interface), target: try value(.target))
         case .requestForwarded:
             self = .requestForwarded(
+                connection: try value(.connection), interface: try value(.interface), target: try value(.target))
+        case .requestIntercepted:
+            self = .requestIntercepted(
                 connection: try value(.connection), interface: try value(.interface), target: try value(.target))
         case .appSent:
             self = .appSent(connection: try value(.connection), interface: try value(.interface), bytes: try value(.bytes))

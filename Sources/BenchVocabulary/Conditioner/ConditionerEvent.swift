@@ -36,6 +36,10 @@ public struct ConditionerEvent: Codable, Equatable, Sendable {
         /// `bench proxy --http-proxy`: the app's first request on `connection` was an
         /// absolute-form request for `target` (`host:port`), forwarded there in origin-form.
         case requestForwarded(connection: ConnectionID, interface: InterfaceKind, target: String)
+        /// `--http-proxy --intercept`: the app's first request on `connection` named
+        /// `target` (`host:port`), a host the run intercepts: the connection goes to the
+        /// intercepting proxy, which answers it and records each exchange inside.
+        case requestIntercepted(connection: ConnectionID, interface: InterfaceKind, target: String)
         /// The app began a message on `connection`: the conditioner read its first `bytes`
         /// from the app's socket, the first read since the connection was accepted or
         /// since bytes were last delivered to the app on it (so, for HTTP/1.1, one per

@@ -38,14 +38,26 @@ public struct OriginRequestRecord: Sendable, Hashable, Codable {
     /// e.g. it came straight to the origin instead of through the link conditioner while
     /// `OriginConfiguration.requiresProxyHeader` is set; `status` is then 0.
     public var rejection: String?
+    /// The origin an intercepting proxy forwarded the exchange to (`https://host:port` or
+    /// `http://host:port`, `--intercept`); nil for the fixture origin's own answers.
+    public var host: String?
+    /// An intercepted exchange: the SHA-256 (hex) of the body bytes delivered to the app,
+    /// all `bytesSent` of them, taken as they passed through the proxy.
+    public var bodySHA256: String?
+    /// An intercepted exchange the real origin did not answer: why (its certificate not
+    /// trusted, a refused connection, a timeout); the app was answered 502 with it.
+    public var upstreamError: String?
 
     /// Creates a record.
     public init(
         connectionID: UInt64, interface: String?, proxySource: String?, method: String, path: String,
         range: String?, status: Int, bytesSent: Int, startedAtNanoseconds: UInt64,
         timeToFirstByteNanoseconds: UInt64?, durationNanoseconds: UInt64, faultRuleID: String?, completed: Bool,
-        rejection: String? = nil
+        rejection: String? = nil, host: String? = nil, bodySHA256: String? = nil, upstreamError: String? = nil
     ) {
+        self.host = host
+        self.bodySHA256 = bodySHA256
+        self.upstreamError = upstreamError
         self.connectionID = connectionID
         self.interface = interface
         self.proxySource = proxySource

@@ -71,10 +71,13 @@ public struct ContentStore: Hashable, Sendable {
     public func loadResource(at path: ContentPath) throws(ContentError) -> ContentResource? {
         switch path {
         case .videoList:
-            let list = VideoListDocument(catalog).videos + recorded.streams.map(recorded.document(of:))
+            let list = VideoListDocument(catalog).videos
+                + recorded.streams.map { recorded.document(of: $0, in: catalog.configuration) }
             return make(ContentResource.jsonType, json(VideoListDocument(videos: list)))
         case .video(let id):
-            if let stream = recorded.stream(id) { return make(ContentResource.jsonType, json(recorded.document(of: stream))) }
+            if let stream = recorded.stream(id) {
+                return make(ContentResource.jsonType, json(recorded.document(of: stream, in: catalog.configuration)))
+            }
             return video(id).map { make(ContentResource.jsonType, json(VideoDocument($0, in: catalog))) }
         case .masterPlaylist(let id):
             return video(id).map { make(ContentResource.playlistType, Array(catalog.masterPlaylist(for: $0).render().utf8)) }
@@ -131,6 +134,19 @@ public struct ContentStore: Hashable, Sendable {
     /// The license server calls this.
     public func contentKey(for videoID: String) -> [UInt8]? {
         catalog.contentKey(for: videoID)
+    }
+
+    /// What the license server answers for (`assetID`, `keyID`): a recorded stream's
+    /// `skd://` key (`RecordedContent.licenseLookup`), else the fixture video `assetID`'s
+    /// key when `keyID` is its key id; `.unknownKey` for an asset either knows with
+    /// other keys, `.unknownAsset` for one neither knows.
+    public func licenseLookup(assetID: String, keyID: String) -> LicenseKeyLookup {
+        let recordedLookup = recorded.licenseLookup(assetID: assetID, keyID: keyID)
+        if let recordedLookup, case .key = recordedLookup { return recordedLookup }
+        guard let key = contentKey(for: assetID), let expected = catalog.keyID(for: assetID) else {
+            return recordedLookup ?? .unknownAsset
+        }
+        return keyID == expected ? .key(key) : .unknownKey
     }
 
     /// Every path `resource(at:)` answers for `video`, in a stable order: its JSON,

@@ -6,7 +6,8 @@ import Foundation
 /// fixture videos: each resource at the path of the URL it was recorded from (its host
 /// dropped: relative and absolute-path references in the unchanged playlists then reach
 /// this origin), each redirect it met answered again, and each recorded stream listed in
-/// the catalog API under its id with a hash manifest made from the recording's.
+/// the catalog API under its id with a hash manifest made from the recording's, and the
+/// license of each of its `skd://` keys (`RecordedContent+Licenses.swift`).
 ///
 /// Loaded once from catalog directories; a `Sendable` value. The bytes stay in the
 /// directory and are read when asked for (`resource(at:)`), checked against the
@@ -35,6 +36,34 @@ public struct RecordedContent: Hashable, Sendable {
     /// Every recorded stream, in the order the directories and their manifests list them.
     public let streams: [Stream]
     private let entries: [String: Entry]
+
+    /// The hosts a run intercepts (`--intercept`): a stream whose master was recorded from
+    /// one of them is fetched live from that origin through the intercepting proxy. The
+    /// catalog API lists it at its recorded URL, this origin answers none of its paths
+    /// (404: an app that came here did not go through the proxy), and the recording stays
+    /// what the judge reads it by (its playlists, its bytes). Empty by default.
+    public var liveFrom: [InterceptRule] = [] {
+        didSet {
+            livePaths = Set(streams.filter(isLive).flatMap(\.paths))
+        }
+    }
+    private var livePaths: Set<String> = []
+
+    /// Whether `stream` is fetched live: its master's host is one `liveFrom` names.
+    public func isLive(_ stream: Stream) -> Bool {
+        guard let url = URL(string: stream.video.master), let host = url.host else { return false }
+        let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        return liveFrom.intercepts(host: host, port: UInt16(clamping: port))
+    }
+
+    /// Whether the path (query left out) is one of a stream fetched live.
+    public func isLive(path: String) -> Bool { !livePaths.isEmpty && livePaths.contains(path) }
+
+    /// The URL the catalog API lists `stream` at: its recorded URL when it is fetched
+    /// live, else the path this origin serves its master at.
+    public func sourceURL(of stream: Stream) -> String {
+        isLive(stream) ? stream.video.master : stream.masterPath
+    }
 
     /// Nothing recorded.
     public init() {
@@ -145,15 +174,6 @@ public struct RecordedContent: Hashable, Sendable {
             throw .recordedFileChanged(path: path, file: file, reason: "its SHA-256 is not the recorded one")
         }
         return resource
-    }
-
-    /// The catalog API's document of `stream`: no thumbnail or text tracks of the API's
-    /// own (the subtitles are in the playlists), offline-enabled.
-    public func document(of stream: Stream) -> VideoDocument {
-        VideoDocument(
-            id: stream.video.id, name: stream.video.name, duration: stream.video.duration, poster: stream.posterPath ?? "",
-            thumbnail: "", textTracks: [], offlineEnabled: true,
-            sources: [SourceDocument(url: stream.masterPath, type: SourceDocument.hlsType, keySystems: nil)])
     }
 
     /// `stream`'s hash manifest, from the recording's hashes: every file it serves, each

@@ -100,6 +100,19 @@ public final class OriginServer: Sendable {
         /// The fault rules now, with how often each has fired. Any thread.
     public var faultRules: FaultRuleSet { services.faultRules }
 
+    /// An exchange the intercepting proxy (`InterceptingProxy`) began answering for an
+    /// outside origin in this origin's run: listed in `responsesInProgress` until
+    /// `interceptedResponseEnded` logs it, so that what the run's triggers and the disk
+    /// witness read covers the outside origin as this one. Any thread.
+    public func interceptedResponseStarted(_ record: OriginRequestRecord) {
+        services.responseStarted(record)
+    }
+
+    /// An intercepted exchange ended: appended to `requestLog` (and handed to the sink).
+    public func interceptedResponseEnded(_ record: OriginRequestRecord) {
+        services.record(record)
+    }
+
     /// Every request record so far, in the order responses ended. Any thread.
     public var requestLog: [OriginRequestRecord] { services.requestLog }
 

@@ -144,6 +144,8 @@ final class OriginServices: Sendable {
     /// A recorded file, read on a generator thread (it may be large) and kept like a segment.
     private func lookupRecorded(path: String, on eventLoop: any EventLoop) -> EventLoopFuture<ContentLookup> {
         let key = OriginPath.normalized(path)
+        // A stream fetched live from its own origin is that origin's to answer.
+        if store.recorded.isLive(path: key) { return eventLoop.makeSucceededFuture(.notFound) }
         if let cached = cache.withLock({ $0[key] }) { return eventLoop.makeSucceededFuture(.found(cached)) }
         let future = generators.runIfActive(eventLoop: eventLoop) { [store] () -> ContentLookup in
             do throws(ContentError) {
@@ -190,13 +192,12 @@ final class OriginServices: Sendable {
         inProgress.withLock { $0.values.sorted { $0.connectionID < $1.connectionID } }
     }
 
-    /// A license server whose keys are the catalog's: asset id → its key id → its content key.
+    /// A license server whose keys are the store's (`ContentStore.licenseLookup`): the
+    /// catalog's, asset id → its key id → its content key, and the recorded streams'
+    /// `skd://` keys.
     static func catalogLicenseServer(store: ContentStore, secret: [UInt8], clock: any TraceClock) -> LicenseServer {
         LicenseServer(secret: SymmetricKey(data: secret), clock: clock) { asset, keyID in
-            guard let key = store.contentKey(for: asset), let expected = store.catalog.keyID(for: asset) else {
-                return .unknownAsset
-            }
-            return keyID == expected ? .key(key) : .unknownKey
+            store.licenseLookup(assetID: asset, keyID: keyID)
         }
     }
 }

@@ -44,6 +44,28 @@ public struct ConditionerConfiguration: Sendable {
     /// host of an absolute-form `http://` URL, looked up by name on the loop), and
     /// `upstream` is not used. false (default): every connection goes to `upstream`.
     public var forwardProxy: Bool
+    /// The hosts whose connections go to an intercepting proxy (`--intercept`) instead of
+    /// the host, and where it listens. With `forwardProxy` every other host is reached as
+    /// named; with a fixed `upstream` (the harness's) everything else goes there, and a
+    /// connection is connected once its first bytes have said which. nil (default): none.
+    public var interception: Interception?
+
+    /// Hosts an HTTP forward proxy hands to an intercepting proxy: a connection whose
+    /// first request (a CONNECT, or an absolute-form `http://` request) names one of
+    /// `rules` is connected to `proxy`, sent a PROXY v1 line naming the app and the
+    /// interface, then the request as the app sent it; the intercepting proxy answers
+    /// it. Every other host is looked up and reached as without interception.
+    public struct Interception: Sendable {
+        /// The hosts intercepted.
+        public var rules: [InterceptRule]
+        /// The intercepting proxy's listener.
+        public var proxy: SocketAddress
+
+        public init(rules: [InterceptRule], proxy: SocketAddress) {
+            self.rules = rules
+            self.proxy = proxy
+        }
+    }
 
     public init(
         upstream: SocketAddress,
@@ -58,9 +80,11 @@ public struct ConditionerConfiguration: Sendable {
         defaultQueueLimitBytes: Int = 1 << 20,
         timerSlack: Duration = .microseconds(250),
         countsRefusals: Bool = false,
-        forwardProxy: Bool = false
+        forwardProxy: Bool = false,
+        interception: Interception? = nil
     ) {
         self.forwardProxy = forwardProxy
+        self.interception = interception
         self.upstream = upstream
         self.listeners = listeners
         self.proxyProtocol = proxyProtocol

@@ -93,8 +93,9 @@ extension ConditionerCore {
 
     /// Connects upstream now, or after the slow-connect delay.
     func startConnecting(_ connection: ProxyConnection, _ runtime: InterfaceRuntime) {
-        // A forward proxy for any host connects once the first request has named where.
-        if configuration.forwardProxy, connection.target == nil {
+        // A forward proxy for any host connects once the first request has named where;
+        // so does a fixed upstream whose run intercepts hosts (the request may name one).
+        if configuration.forwardProxy || configuration.interception != nil, connection.target == nil {
             connection.readRequest()
             return
         }
@@ -107,7 +108,8 @@ extension ConditionerCore {
     }
 
     func connectNow(_ connection: ProxyConnection, _ runtime: InterfaceRuntime) {
-        let header = configuration.proxyProtocol
+        // An intercepted connection always names its interface to the intercepting proxy.
+        let header = configuration.proxyProtocol || connection.isIntercepted
             ? ProxyProtocolHeader.line(client: connection.client.peerAddress ?? SocketAddress(host: "0.0.0.0", port: 0),
                                        listener: runtime.endpoint)
             : nil

@@ -20,6 +20,7 @@ public struct TerminalEventPrinter: EventSink {
         case let .upstreamFailed(connection, interface, error): "\(interface) \(connection) upstream failed: \(error)"
         case let .tunnelOpened(connection, interface, target): "\(interface) \(connection) CONNECT tunnel to \(target)"
         case let .requestForwarded(connection, interface, target): "\(interface) \(connection) request forwarded to \(target)"
+        case let .requestIntercepted(connection, interface, target): "\(interface) \(connection) intercepted: \(target)"
         case let .listenerFailed(interface, error): "\(interface) listener failed: \(error)"
         case .timelineFinished: "timeline finished"
         default: nil

@@ -17,6 +17,12 @@ struct ConnectSniffer {
     enum Mode: Equatable {
         case upstreamFixed
         case anyHost
+        /// A fixed upstream whose run intercepts some hosts (`ConditionerConfiguration.interception`):
+        /// a CONNECT is read whole as with `.upstreamFixed`, and so is an absolute-form
+        /// `http://` request (`.request`: the connection tells whether its host is
+        /// intercepted); anything else passes as soon as its first line (or first byte, for
+        /// what is not a request line: TLS) says so.
+        case upstreamFixedIntercepting
     }
 
     /// What the bytes fed so far are.
@@ -46,6 +52,9 @@ struct ConnectSniffer {
     let mode: Mode
     private var held: [UInt8] = []
     private(set) var outcome = Outcome.undecided
+    /// The request head as the app sent it, once a `.tunnel` or `.request` is decided:
+    /// what an intercepting proxy is sent instead of the rewritten head.
+    private(set) var head: [UInt8] = []
 
     /// A sniffer for `mode` (`.upstreamFixed` by default).
     init(mode: Mode = .upstreamFixed) {
@@ -64,11 +73,18 @@ struct ConnectSniffer {
         let before = held.count
         held.append(contentsOf: bytes)
         outcome = decide(before: before)
+        switch outcome {
+        case let .tunnel(_, rest), let .request(_, _, rest): head = Array(held[..<(before + rest)])
+        default: break
+        }
         if outcome != .undecided { held = [] }
         return outcome
     }
 
     private func decide(before: Int) -> Outcome {
+        if mode == .upstreamFixedIntercepting, !Self.mayBeConnect(held) {
+            if let early = Self.notAbsoluteForm(held) { return early }
+        }
         if mode == .upstreamFixed {
             let method = Self.connect
             guard held.count >= method.count else {
@@ -96,6 +112,25 @@ struct ConnectSniffer {
         }
         return forwarded(method: String(parts[0]), uri: String(parts[1]), version: String(parts[2]),
                          headers: lines.dropFirst(), headBytesOfLast: rest)
+    }
+
+    /// Whether `held` is `CONNECT ` or a prefix of it, or starts with it.
+    private static func mayBeConnect(_ held: [UInt8]) -> Bool {
+        held.count >= connect.count ? held.starts(with: connect) : held.elementsEqual(connect.prefix(held.count))
+    }
+
+    /// `.upstreamFixedIntercepting`, for what is not a CONNECT: `.passThrough` once the
+    /// bytes cannot begin an absolute-form `http://` request (not a request line, or a
+    /// request line whose target is not one), `.undecided` until the first line has
+    /// ended, nil for an absolute-form request (read on, as for any host).
+    private static func notAbsoluteForm(_ held: [UInt8]) -> Outcome? {
+        guard let first = held.first, (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(first) else { return .passThrough }
+        guard let lineEnd = firstIndex(of: [13, 10], in: held, from: 0) else {
+            return held.count > maximumHead ? .passThrough : .undecided
+        }
+        let parts = String(decoding: held[..<lineEnd], as: UTF8.self).split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[1].lowercased().hasPrefix("http://") else { return .passThrough }
+        return nil
     }
 
     /// An absolute-form `http://` request, rewritten for its origin.

@@ -53,7 +53,10 @@ final class ProxyConnection {
     private var requestRead = false
     /// What the first request asked for, answered once the upstream is open: a tunnel to
     /// `host:port` (answered 200), or a request forwarded to it.
-    private var asked: (target: String, tunnel: Bool)?
+    private var asked: (target: String, tunnel: Bool, intercepted: Bool)?
+    /// The first request named a host the run intercepts (`ConditionerConfiguration.interception`):
+    /// the connection goes to the intercepting proxy, with a PROXY line naming the interface.
+    var isIntercepted: Bool { asked?.intercepted ?? false }
     /// What goes upstream first once it is open: a forwarded request's rewritten head and
     /// what followed it, or a tunnel's first bytes.
     private var firstUp: [ChunkSlice] = []
@@ -66,7 +69,9 @@ final class ProxyConnection {
         self.core = core
         self.acceptedAt = core.now
         self.peer = client.peerAddress?.description ?? "?"
-        sniffer = ConnectSniffer(mode: core.configuration.forwardProxy ? .anyHost : .upstreamFixed)
+        let configuration = core.configuration
+        sniffer = ConnectSniffer(mode: configuration.forwardProxy
+            ? .anyHost : configuration.interception == nil ? .upstreamFixed : .upstreamFixedIntercepting)
     }
 
     subscript(direction: Direction) -> Pipe {
@@ -250,16 +255,36 @@ final class ProxyConnection {
         func rest(after head: Int) -> [ChunkSlice] {
             head < chunk.length ? [ChunkSlice(chunk: chunk, offset: head, count: chunk.length - head)] : []
         }
+        let fixed = !core.configuration.forwardProxy
+        let soFar = sniffed + [chunk]
         switch outcome {
-        case .undecided, .passThrough:
+        case .undecided:
+            sniffed.append(chunk)
             return
+        case .passThrough:
+            // A fixed upstream with interception: not a request for an intercepted host.
+            firstUp = soFar.map(\.whole)
         case let .tunnel(target, headBytes):
-            asked = (target, true)
-            firstUp = rest(after: headBytes)
-            tunnelBegins(firstUp.first)
+            let intercepted = intercepts(target)
+            if fixed, !intercepted {
+                guard let named = SocketAddress(parsing: target), named == core.configuration.upstream else {
+                    sniffed = []
+                    answerAndClose("403 Forbidden", "this proxy (the \(interface.rawValue) interface of Deadzone's "
+                        + "conditioner) reaches only \(core.configuration.upstream) and the hosts the run intercepts, not \(target)")
+                    return
+                }
+            }
+            asked = (target, true, intercepted)
+            firstUp = (intercepted ? [ChunkSlice(copying: sniffer.head, pool: core.pool)] : []) + rest(after: headBytes)
+            tunnelBegins(rest(after: headBytes).first)
         case let .request(target, head, headBytes):
-            asked = (target, false)
-            firstUp = [ChunkSlice(copying: head, pool: core.pool)] + rest(after: headBytes)
+            let intercepted = intercepts(target)
+            if fixed, !intercepted {
+                firstUp = soFar.map(\.whole)  // the origin answers an absolute form as its path
+            } else {
+                asked = (target, false, intercepted)
+                firstUp = [ChunkSlice(copying: intercepted ? sniffer.head : head, pool: core.pool)] + rest(after: headBytes)
+            }
         case .malformed(let why):
             answerAndClose("400 Bad Request", why)
             return
@@ -268,7 +293,24 @@ final class ProxyConnection {
         readingRequest = false
         requestRead = true
         client.stopReading()
-        lookUp()
+        sniffed = []
+        if let interception = core.configuration.interception, isIntercepted {
+            target = interception.proxy
+            core.connectIfForwarding(self)
+        } else if fixed {
+            target = core.configuration.upstream
+            core.connectIfForwarding(self)
+        } else {
+            lookUp()
+        }
+    }
+
+    /// Whether `target` (`host:port`) is a host the run intercepts.
+    private func intercepts(_ target: String) -> Bool {
+        guard let rules = core.configuration.interception?.rules, let (host, port) = ConnectSniffer.authority(target) else {
+            return false
+        }
+        return rules.intercepts(host: host, port: port)
     }
 
     /// Looks up the host the first request named; connects when the interface forwards.
@@ -290,7 +332,10 @@ final class ProxyConnection {
     /// first request left for the upstream goes first.
     private func sendFirstRequest() {
         guard let asked else { return }
-        if asked.tunnel {
+        if asked.intercepted {
+            // The intercepting proxy answers the request itself (a CONNECT's 200 included).
+            core.emit(.requestIntercepted(connection: id, interface: interface, target: asked.target))
+        } else if asked.tunnel {
             answerTunnel(to: asked.target)
         } else {
             core.emit(.requestForwarded(connection: id, interface: interface, target: asked.target))

@@ -42,7 +42,7 @@ extension DownloadManager {
             parallelFetches: max(1, configuration.parallelSegmentFetches),
             storageCushionBytes: storageCushionBytes, freeSpace: configuration.freeSpace,
             recorder: ProgressRecorder(index: index, clock: configuration.clock, configuration: configuration.progressBatching),
-            artwork: entry.video.map(PackageArtwork.init(video:)))
+            artwork: entry.video.map(PackageArtwork.init(video:)), sabotage: configuration.sabotage)
         entries[token]?.transfer = Task {
             if let previous { await Self.waitForEnd(of: previous, atMost: .seconds(2)) }
             await worker.run()

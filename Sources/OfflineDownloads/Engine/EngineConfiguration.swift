@@ -46,6 +46,10 @@ public struct EngineConfiguration: Sendable {
     /// encrypted segment" on purpose so that the harness can show it catches it.
     /// Default false.
     public var transferSkipsLicenseGate = false
+    /// FOR THE HARNESS'S MISBEHAVING AGENT ONLY (`bench agent --misbehave
+    /// drops-init-sections`, `byte-range-from-zero`), never for an app: what the
+    /// transfer breaks on purpose (`EngineSabotage`). Default: nothing.
+    public var sabotage = EngineSabotage()
 
     /// Creates a configuration under `storageDirectory`.
     public init(

@@ -32,6 +32,9 @@ struct TransferWorker: Sendable {
     /// The images of the catalog entry to store with the package, when there is one;
     /// `artwork.json` in the package, once written, takes precedence.
     let artwork: PackageArtwork?
+    /// What the transfer breaks on purpose, for the harness's misbehaving agent only
+    /// (`EngineConfiguration.sabotage`); nothing for an app.
+    var sabotage = EngineSabotage()
 
     var token: DownloadToken { report.token }
 
@@ -91,7 +94,8 @@ struct TransferWorker: Sendable {
             }
             return Loaded(segments: stored, plan: plan, selection: record.selection, bytesExpected: record.bytesExpected)
         }
-        let plan = try await OfflinePlanner(transport: transport, interface: interface, record: record).plan()
+        var plan = try await OfflinePlanner(transport: transport, interface: interface, record: record).plan()
+        if sabotage.dropsInitSections { plan = plan.withoutInitSections(token: token.rawValue) }
         do { try await index.insertSegments(plan.segments) } catch { throw .index("\(error)") }
         do {
             // The playlists list what is stored (nothing yet) until the download completes.
@@ -208,7 +212,8 @@ struct TransferWorker: Sendable {
         let result: FileTransferResult
         do throws(TransportError) {
             result = try await transport.download(
-                url, via: interface, to: part, resumeAt: segment.bytes, etag: segment.etag, byteRange: range,
+                url, via: interface, to: part, resumeAt: segment.bytes, etag: segment.etag,
+                byteRange: sabotage.range(range, resumingAt: segment.bytes),
                 responded: { tag, length in head.withLock { $0 = (tag, length ?? $0.length) } }
             ) { count in
                 let total = written.add(Int64(count), ordering: .relaxed).newValue

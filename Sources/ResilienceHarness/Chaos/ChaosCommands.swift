@@ -39,9 +39,10 @@ struct ChaosCommands {
         (options.directory as NSString).appendingPathComponent(name)
     }
 
-    /// The app's arguments as a shell would take them back.
+    /// The app's arguments, then `--catalog DIR` for each recorded catalog served, as a
+    /// shell would take them back.
     private var app: String {
-        options.appArguments.map { " " + BenchInvocation.quoted($0) }.joined()
+        (options.appArguments + options.catalogs.flatMap { ["--catalog", $0] }).map { " " + BenchInvocation.quoted($0) }.joined()
     }
 
     /// `swift run bench chaos --seeds 17 --profile P …` (or the bench's own path): the

@@ -118,7 +118,7 @@ extension ChaosPlan {
     /// right after a protected download was requested, so its license is still due.
     private mutating func background() -> String {
         var licensed = ""
-        if rng.chance(0.6), let video = pool.first(where: ChaosCatalog.protected.contains),
+        if rng.chance(0.6), let video = pool.first(where: protected.contains),
             let index = pool.firstIndex(of: video)
         {
             pool.swapAt(0, index)

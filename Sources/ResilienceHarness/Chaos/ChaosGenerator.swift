@@ -25,17 +25,32 @@ import BenchCore
 ///
 /// Each event starts with a `note` (`chaos 3/5: …`): the shrinker removes events whole
 /// before single steps (`ChaosShrinker`).
+///
+/// With `recorded` streams (`bench chaos --catalog DIR`), those are requested beside the
+/// fixture videos, by id: every scenario's first request is of one of them
+/// (`ChaosPlan.shuffledPool`), the others join the pool; one that needs a license is treated as
+/// the protected fixture videos are. Without any, a seed's file is what it always was.
 public struct ChaosGenerator: Sendable {
     /// The profile's name, for the scenario's summary.
     public var profileName: String
+    /// The recorded streams a scenario may request, beside the fixture videos.
+    public var recorded: [ChaosRecordedVideo]
 
-    /// A generator for scenarios run under `profile`.
-    public init(profile: Profile) {
-        profileName = profile.name
+    /// A generator for scenarios run under `profile`, requesting `recorded` streams too.
+    public init(profile: Profile, recorded: [ChaosRecordedVideo] = []) {
+        self.init(profileName: profile.name, recorded: recorded)
     }
 
-    public init(profileName: String) {
+    /// A generator for scenarios run under the profile named `profileName`.
+    public init(profileName: String, recorded: [ChaosRecordedVideo] = []) {
         self.profileName = profileName
+        self.recorded = recorded
+    }
+
+    /// The videos whose downloads need a license: the protected fixture videos and the
+    /// recorded streams with an answered `skd://` key.
+    public var protectedVideos: Set<String> {
+        ChaosCatalog.protected.union(recorded.filter(\.needsLicense).map(\.id))
     }
 
     /// The scenario of `seed`.
@@ -46,23 +61,23 @@ public struct ChaosGenerator: Sendable {
     /// The scenario of `genome`: the seed's own, or a mutant of it (named
     /// `chaos-<seed>-m<mutant>`, its summary saying what was mutated).
     public func scenario(_ genome: ChaosGenome, mutant: Int? = nil) -> ScenarioFile {
-        let plan = Self.plan(genome)
+        let plan = self.plan(genome)
         let origin = genome.isSeed ? "seed \(genome.seed)" : "mutant \(mutant.map(String.init) ?? "?") of \(genome)"
         return ScenarioFile(
             name: "chaos-\(genome.seed)" + (genome.isSeed ? "" : "-m\(mutant.map(String.init) ?? "x")"),
             summary: "A seeded random scenario (bench chaos, \(origin), profile \(profileName)): "
                 + "\(plan.downloads.count) downloads; \(plan.descriptions.joined(separator: "; ")). It asserts nothing: "
                 + "every property is judged on what happened.",
-            needs: ChaosNeeds.of(plan.steps), targetSeconds: plan.targetSeconds, steps: plan.steps)
+            needs: ChaosNeeds.of(plan.steps, protected: protectedVideos), targetSeconds: plan.targetSeconds, steps: plan.steps)
     }
 
     /// How many events `genome`'s scenario plays (what a mutation may pick from).
     public func eventCount(_ genome: ChaosGenome) -> Int {
-        Self.plan(genome).eventCount
+        self.plan(genome).eventCount
     }
 
-    private static func plan(_ genome: ChaosGenome) -> ChaosPlan {
-        var plan = ChaosPlan(genome: genome)
+    private func plan(_ genome: ChaosGenome) -> ChaosPlan {
+        var plan = ChaosPlan(genome: genome, recorded: recorded, protected: protectedVideos)
         plan.build()
         return plan
     }
@@ -86,8 +101,10 @@ struct ChaosPlan {
     var rng: SeededGenerator
     var steps: [ScenarioStep] = []
     var downloads: [ChaosDownload] = []
-    /// Videos not requested yet, in a seeded order.
+    /// Videos not requested yet, in a seeded order (`ChaosPlan.shuffledPool`).
     var pool: [String]
+    /// The videos whose downloads need a license (`ChaosGenerator.protectedVideos`).
+    let protected: Set<String>
     var targetSeconds: Double = 5
     /// Whether cellular is up between events (else only WiFi is).
     var cellularBase = false
@@ -111,10 +128,11 @@ struct ChaosPlan {
     let genome: ChaosGenome
     var eventCount = 0
 
-    init(genome: ChaosGenome) {
+    init(genome: ChaosGenome, recorded: [ChaosRecordedVideo] = [], protected: Set<String> = ChaosCatalog.protected) {
         self.genome = genome
+        self.protected = protected
         rng = SeededGenerator(seed: genome.seed).derived("chaos")
-        pool = rng.shuffled(ChaosCatalog.videos)
+        pool = Self.shuffledPool(&rng, recorded: recorded)
     }
 
     var baseInterfaces: [InterfaceKind] { cellularBase ? [.wifi, .cellular] : [.wifi] }

@@ -14,7 +14,7 @@ extension ChaosPlan {
         guard !pool.isEmpty else { return nil }
         let video = pool.removeFirst()
         let allows: Bool? = rng.chance(0.35) ? nil : rng.chance(0.5)
-        let rental: Int? = ChaosCatalog.protected.contains(video) && rng.chance(0.2) ? 600 : nil
+        let rental: Int? = protected.contains(video) && rng.chance(0.2) ? 600 : nil
         steps.append(.request(ScenarioRequest(video, rentalSeconds: rental, allowsCellular: allows)))
         let slot = slots[0] <= slots[1] ? 0 : 1
         let start = max(clock, slots[slot])

@@ -58,14 +58,15 @@ enum ChaosCatalog {
 }
 
 /// The capabilities a chaos scenario's steps need the app to declare (its `needs`): a
-/// shrunk scenario needs only what its steps still use.
+/// shrunk scenario needs only what its steps still use. A request of one of `protected`
+/// (the generator's `protectedVideos`) needs `licenses`.
 enum ChaosNeeds {
-    static func of(_ steps: [ScenarioStep]) -> [Capability] {
+    static func of(_ steps: [ScenarioStep], protected: Set<String> = ChaosCatalog.protected) -> [Capability] {
         var needed: Set<Capability> = [.inspect]
         for step in steps {
             switch step {
             case .request(let request):
-                if ChaosCatalog.protected.contains(request.video) { needed.insert(.licenses) }
+                if protected.contains(request.video) { needed.insert(.licenses) }
                 if request.rentalSeconds != nil { needed.insert(.rentals) }
                 if request.allowsCellular != nil { needed.insert(.cellularSetting) }
             case .setAllowsCellular: needed.insert(.cellularSetting)

@@ -1,4 +1,5 @@
 import BenchCore
+import FixtureOrigin
 import Foundation
 
 /// How `bench chaos` runs.
@@ -38,6 +39,13 @@ public struct ChaosOptions: Sendable {
     /// How `chaos.json` names the app under test (`deadzone`, `deadzone --misbehave X`,
     /// or the `--agent` command line).
     public var agentName = "deadzone"
+    /// Streams `bench record` copied (`--catalog DIR`): served by every input's origin
+    /// (`HarnessOptions.recorded`) and requested by the generator beside the fixture
+    /// videos (`ChaosGenerator.recorded`). Nothing by default.
+    public var recorded = RecordedContent()
+    /// The catalog directories `recorded` was loaded from, added to the commands printed
+    /// (`--catalog DIR` each), so that a rerun or a replay serves them too.
+    public var catalogs: [String] = []
 
     public init(
         seeds: [UInt64], profile: Profile, profilePath: String, directory: String, appArguments: [String] = [],
@@ -51,6 +59,13 @@ public struct ChaosOptions: Sendable {
         self.shrinkRuns = shrinkRuns
         self.shrinkTime = shrinkTime
         self.harness = harness
+    }
+
+    /// The harness's options for a run of `seed`: `harness(seed)`, serving `recorded`.
+    func harnessOptions(seed: UInt64) throws -> HarnessOptions {
+        var options = try harness(seed)
+        options.recorded = recorded
+        return options
     }
 }
 
@@ -83,7 +98,7 @@ public enum ChaosRunner {
     ) async throws -> ChaosRun {
         let started = ContinuousClock.now
         try FileManager.default.createDirectory(atPath: options.directory, withIntermediateDirectories: true)
-        let generator = ChaosGenerator(profile: options.profile)
+        let generator = ChaosGenerator(profile: options.profile, recorded: ChaosRecordedVideo.all(in: options.recorded))
         let commands = ChaosCommands(options: options)
         say(commands.opening)
         let (played, growth, stop) = await playInputs(
@@ -97,7 +112,8 @@ public enum ChaosRunner {
                 shrunk += 1
                 let file = generator.scenario(outcome.input.genome, mutant: outcome.input.mutant)
                 outcome.shrunk = try await shrink(file, input: outcome.input, failure: failure, options: options,
-                                                  commands: commands, writeReports: writeReports, say: say)
+                                                  protected: generator.protectedVideos, commands: commands,
+                                                  writeReports: writeReports, say: say)
             }
             results.append(outcome)
         }
@@ -177,7 +193,7 @@ public enum ChaosRunner {
         let path = commands.file(input.label)
         try file.yaml.write(toFile: path, atomically: true, encoding: .utf8)
         let clock = ContinuousClock.now
-        let run = await HarnessRunner.run([Scenario(file)], options: try options.harness(input.genome.seed))
+        let run = await HarnessRunner.run([Scenario(file)], options: try options.harnessOptions(seed: input.genome.seed))
         let seconds = (ContinuousClock.now - clock).seconds
         try writeReports(run, commands.reports(input.label))
         guard let result = run.report.scenarios.first else { return nil }
@@ -189,8 +205,8 @@ public enum ChaosRunner {
     /// Shrinks a failing seed's file until the shrinker stops or the time is up; writes
     /// the smallest file that still failed the same way, and its reports.
     private static func shrink(
-        _ file: ScenarioFile, input: ChaosGuide.Input, failure: ChaosFailure, options: ChaosOptions, commands: ChaosCommands,
-        writeReports: @Sendable (HarnessRun, String) throws -> Void, say: @Sendable (String) -> Void
+        _ file: ScenarioFile, input: ChaosGuide.Input, failure: ChaosFailure, options: ChaosOptions, protected: Set<String>,
+        commands: ChaosCommands, writeReports: @Sendable (HarnessRun, String) throws -> Void, say: @Sendable (String) -> Void
     ) async throws -> ChaosShrinkResult {
         let seed = input.genome.seed
         let target = failure.target
@@ -200,7 +216,7 @@ public enum ChaosRunner {
         var shrinker = ChaosShrinker(file, maximumRuns: options.shrinkRuns)
         var bestRun: HarnessRun?
         while ContinuousClock.now < deadline, let candidate = shrinker.next() {
-            let run = await HarnessRunner.run([Scenario(candidate)], options: try options.harness(seed))
+            let run = await HarnessRunner.run([Scenario(candidate)], options: try options.harnessOptions(seed: seed))
             let found = run.report.scenarios.first.flatMap(ChaosFailure.init)
             let kept = found?.shows(target) ?? false
             shrinker.record(stillFails: kept)
@@ -211,7 +227,7 @@ public enum ChaosRunner {
         if ContinuousClock.now >= deadline { shrinker.outOfTime() }
         var minimal = shrinker.best
         minimal.name = "\(file.name)-min"
-        minimal.needs = ChaosNeeds.of(minimal.steps)
+        minimal.needs = ChaosNeeds.of(minimal.steps, protected: protected)
         minimal.summary = "The chaos scenario of \(commands.name(input)) (profile \(options.profile.name)) shrunk from \(file.steps.count) "
             + "to \(minimal.steps.count) steps that still fail \(target)."
         let path = commands.minimalFile(input.label)

@@ -36,7 +36,8 @@ public struct DiskFile: Sendable, Hashable {
 public struct OriginResourceDigest: Sendable, Hashable {
     /// How many first bytes `head` keeps.
     public static let headLength = 64
-    /// The origin path (e.g. `/videos/clear/400k/seg3.ts`).
+    /// The resource: an origin path (e.g. `/videos/clear/400k/seg3.ts`), or a byte range of
+    /// one (`/pilot/all.ts#bytes=1000-1999`: `MediaResourceKey`).
     public var path: String
     public var size: Int64
     /// SHA-256 of the bytes served, lowercase hex.
@@ -62,9 +63,10 @@ public struct OriginResourceDigest: Sendable, Hashable {
 
 /// The app's files at a kill, identified by content (`.harness(.diskAtKill)`).
 public struct DiskIdentification: Sendable, Hashable {
-    /// Origin paths a file holds the whole of, sorted, each once.
+    /// Resources (origin paths, or byte ranges of them: `MediaResourceKey`) a file holds
+    /// the whole of, sorted, each once.
     public var stored: [String] = []
-    /// Origin path → the bytes a file holds of it (a strict prefix).
+    /// Resource → the bytes a file holds of it (a strict prefix; of a range, its first bytes).
     public var partial: [String: Int64] = [:]
     /// Files that are neither: relative path → size.
     public var unknown: [String: Int64] = [:]
@@ -92,8 +94,8 @@ public struct DiskIdentification: Sendable, Hashable {
 public struct DiskContentMatcher: Sendable {
     public var resources: [OriginResourceDigest]
     public var fetching: Set<String>
-    /// The full bytes of the resource at an origin path, for the prefix check (called
-    /// only for resources whose `head` matches a file).
+    /// The full bytes of a resource (`OriginResourceDigest.path`: of a range, that slice of
+    /// its file), for the prefix check (called only for resources whose `head` matches a file).
     public var load: @Sendable (String) -> [UInt8]?
 
     /// A matcher over `resources`.

@@ -40,11 +40,17 @@ final class OriginCatalogView: Sendable {
         Set(store.catalog.videos.filter { !$0.offlineEnabled }.map(\.id))
     }
 
-    /// Rendition playlist path → its segment paths in order, for every video of `videos`.
-    func layout(ofVideos videos: some Sequence<String>) -> [String: [String]] {
-        var layout: [String: [String]] = [:]
+    /// Rendition playlist path → its segments in order (each a path, or a byte range of
+    /// one), and the init sections they name, for every video of `videos`.
+    func layout(ofVideos videos: some Sequence<String>) -> OriginLayout {
+        var layout = OriginLayout()
         for video in Set(videos) {
-            for rendition in renditions(ofVideo: video) { layout[rendition.path] = rendition.segments.map(\.path) }
+            for rendition in renditions(ofVideo: video) {
+                layout.renditions[rendition.path] = rendition.segments.map(\.resource)
+                for segment in rendition.segments {
+                    if let map = segment.map?.resource, !layout.initSections.contains(map) { layout.initSections.append(map) }
+                }
+            }
         }
         return layout
     }
@@ -165,6 +171,42 @@ struct OriginSegment: Sendable, Hashable {
 struct OriginResource: Sendable, Hashable {
     var path: String
     var byteRange: ByteRange?
+
+    /// As the disk reads name it.
+    var resource: MediaResourceKey { MediaResourceKey(path: path, byteRange: byteRange) }
+}
+
+extension OriginSegment {
+    /// As the disk reads name it: its path, or its byte range of it.
+    var resource: MediaResourceKey { MediaResourceKey(path: path, byteRange: byteRange) }
+}
+
+extension MediaResourceKey {
+    /// `path`, or the bytes `byteRange` names of it (the whole file for an empty or
+    /// overflowing range, which names no bytes a client could ask for).
+    init(path: String, byteRange: ByteRange?) {
+        guard let byteRange, byteRange.length > 0, let end = byteRange.end else {
+            self.init(path: path)
+            return
+        }
+        self.init(path: path, range: Int64(byteRange.offset)...Int64(end - 1))
+    }
+}
+
+/// The resources of the origin's renditions of some videos (`OriginCatalogView.layout(ofVideos:)`):
+/// what the judge's `OriginRenditions` are made of.
+struct OriginLayout: Sendable, Hashable {
+    /// Rendition playlist path → its segments in order.
+    var renditions: [String: [MediaResourceKey]] = [:]
+    /// The init sections (EXT-X-MAP) the renditions name, each once.
+    var initSections: [MediaResourceKey] = []
+}
+
+extension OriginRenditions {
+    /// The renditions of `layout`.
+    init(_ layout: OriginLayout) {
+        self.init(resources: layout.renditions, initSections: layout.initSections)
+    }
 }
 
 /// The key in effect for an origin segment.

@@ -8,12 +8,15 @@ extension Property {
     ///
     /// For each `.harness(.killed)` and the `.harness(.launched)` that followed it:
     /// - after a launch after `crash`, `memoryPressure` or `clean` (the kill must have a
-    ///   disk snapshot): (a) no path stored whole on disk at the kill is fetched again
-    ///   (a request with body bytes for it after the kill and before the next one);
-    ///   (b) each path partly on disk (N bytes) is resumed: its first request after the
-    ///   kill asks `Range: bytes=N-` (from fewer bytes, from byte 0 or without Range it
-    ///   fetches bytes again; from more it leaves a gap; one not requested again before
-    ///   the next kill is only listed); (c) every download that was `requested`,
+    ///   disk snapshot): (a) no resource stored whole on disk at the kill is fetched
+    ///   again (a request with body bytes for it after the kill and before the next one:
+    ///   `refetchCheck`); (b) each resource partly on disk (N bytes) is resumed: its
+    ///   request after the kill asks `Range: bytes=N-`, or for a byte range a–b of a
+    ///   single-file stream `Range: bytes=<a+N>-<b>` (`rangeResumes`: from fewer bytes,
+    ///   from byte 0 or without Range it fetches bytes again; from more it leaves a gap;
+    ///   from outside a range, another part of the file; one not requested again before
+    ///   the next kill is only listed); the origin's playlists (`PropertyContext.renditions`)
+    ///   tell which named range a request or a claim is for; (c) every download that was `requested`,
     ///   `downloading`, `suspended` or `downloaded` at the kill ends `downloaded` when it
     ///   still owes `complete` at the end (`ObligationModel.owesCompletion`): not when the
     ///   user paused it (at the kill or later) and never resumed it, which owes its pause
@@ -119,6 +122,13 @@ struct CrashRecoveryRule {
             "\(request.record.method) \(request.path) (from \(Wording.time(request.start))) was cut: the origin had "
                 + "sent \(bytes) body bytes more on the app's connection \(connection) than the conditioner ever "
                 + "delivered to the app"
+        case let .notOnDisk(connection, through, held) where request.askedBytes?.last != nil:
+            // A bounded Range: a byte range of the file (positions are the file's).
+            "\(request.record.method) \(request.path) with Range \(request.record.range ?? "") (from "
+                + "\(Wording.time(request.start)), on the app's connection \(connection), open at the kill) had carried "
+                + "the file's bytes up to \(through), but the disk held "
+                + (held > request.servedBytes.lowerBound ? "them only up to \(held)" : "none of them") + " at the kill: "
+                + "\(through - max(held, request.servedBytes.lowerBound)) bytes were on their way"
         case let .notOnDisk(connection, through, held):
             "\(request.record.method) \(request.path) (from \(Wording.time(request.start)), on the app's connection "
                 + "\(connection), open at the kill) had carried its bytes up to \(through), but the disk held "

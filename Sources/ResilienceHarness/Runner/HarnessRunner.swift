@@ -42,6 +42,9 @@ public struct HarnessOptions: Sendable {
     /// Streams `bench record` copied, served by every scenario's origin beside the fixture
     /// videos; a scenario names them by id (`--catalog DIR`).
     public var recorded = RecordedContent()
+    /// Outside origins fetched live through the intercepting proxy (`--intercept`; needs
+    /// `https`, whose CA signs the certificates it mints); nil: none.
+    public var interception: HarnessInterception? = nil
 
     /// What a launch runs: `launch` when given, else `app` on stdin/stdout; told the CA
     /// to trust when the run serves HTTPS.

@@ -33,7 +33,9 @@ extension ScenarioContext {
         let since = collector.epoch &+ collector.now
         let deadline = ContinuousClock.now + timeout
         func begun(_ record: OriginRequestRecord, inProgress: Bool) -> Bool {
-            record.startedAtNanoseconds >= since && OriginPath.isMediaSegment(record.path)
+            // A single-file fMP4 recording's segments are ranges of an .mp4.
+            record.startedAtNanoseconds >= since
+                && (OriginPath.isMediaSegment(record.path) || OriginPath.normalized(record.path).lowercased().hasSuffix(".mp4"))
                 && (inProgress || record.bytesSent > 0)
         }
         while ContinuousClock.now < deadline {
@@ -117,7 +119,14 @@ extension ScenarioContext {
             }
         }
         guard let (seen, listed) = found else { return nil }
+        // A fixture video's resources are under its directory; a recorded stream's are its
+        // paths (a byte range named `PATH#bytes=FIRST-LAST`).
         let prefix = "/videos/\(video)/"
-        return (seen.stored.filter { $0.hasPrefix(prefix) }, seen.partial.filter { $0.key.hasPrefix(prefix) }, listed)
+        let recorded = origin.store.recorded.stream(video).map { Set($0.paths) }
+        func belongs(_ key: String) -> Bool {
+            guard let recorded else { return key.hasPrefix(prefix) }
+            return recorded.contains(String(key.prefix { $0 != "#" }))
+        }
+        return (seen.stored.filter(belongs), seen.partial.filter { belongs($0.key) }, listed)
     }
 }

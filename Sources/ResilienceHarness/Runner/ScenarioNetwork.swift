@@ -24,6 +24,8 @@ final class ScenarioNetwork: Sendable {
 
     let origin: OriginServer
     let conditioner: LinkConditioner
+    /// The intercepting proxy of a run with `--intercept`, whose exchanges join `origin`'s log.
+    let interceptor: InterceptingProxy?
     /// A conditioner listener's `"host:port"` → its interface.
     let interfaces: [String: InterfaceKind]
     let catalog: Catalog
@@ -34,8 +36,10 @@ final class ScenarioNetwork: Sendable {
     let scheme: String
 
     private init(
-        origin: OriginServer, conditioner: LinkConditioner, links: [InterfaceKind: InterfaceLink], scheme: String
+        origin: OriginServer, conditioner: LinkConditioner, interceptor: InterceptingProxy?,
+        links: [InterfaceKind: InterfaceLink], scheme: String
     ) {
+        self.interceptor = interceptor
         self.scheme = scheme
         self.origin = origin
         self.conditioner = conditioner
@@ -62,7 +66,7 @@ final class ScenarioNetwork: Sendable {
     static func start(
         profile: Profile, focus: InterfaceKind, targetSeconds: Double, seed: UInt64, collector: TraceCollector,
         interfacesStart: InterfacesStart = .heldDown, tls: RunCertificateAuthority? = nil,
-        recorded: RecordedContent = RecordedContent()
+        recorded: RecordedContent = RecordedContent(), interception: HarnessInterception? = nil
     ) async throws -> ScenarioNetwork {
         let links = Dictionary(uniqueKeysWithValues: InterfaceKind.allCases.map { kind in
             (kind, shaped(profile.initial[kind]?.link ?? InterfaceSetup.defaultSetup(for: kind).link))
@@ -87,7 +91,23 @@ final class ScenarioNetwork: Sendable {
         configuration.tls = tls
         // Recorded streams are served as recorded: their size is theirs, not the scenario's.
         configuration.recorded = recorded
+        configuration.recorded.liveFrom = interception?.rules ?? []
         let origin = try await OriginServer.start(configuration: configuration)
+        var interceptor: InterceptingProxy?
+        if let interception, let tls {
+            var settings = InterceptConfiguration(
+                rules: interception.rules, authority: tls, upstreamCAFile: interception.upstreamCAFile,
+                clock: configuration.clock, threads: 1)
+            settings.firstConnectionID = HarnessInterception.firstConnectionID
+            do {
+                interceptor = try await InterceptingProxy.start(
+                    configuration: settings, sink: { origin.interceptedResponseEnded($0) },
+                    began: { origin.interceptedResponseStarted($0) })
+            } catch {
+                try? await origin.stop()
+                throw error
+            }
+        }
         var initial: [InterfaceKind: InterfaceSetup] = [:]
         for (kind, link) in links {
             initial[kind] = InterfaceSetup(state: profile.initial[kind]?.state ?? .up, link: link)
@@ -97,13 +117,20 @@ final class ScenarioNetwork: Sendable {
             initial: initial, timeline: profile.timeline.map(shaped), pathUpdates: profile.pathUpdates)
         let holds = interfacesStart == .heldDown
             ? Dictionary(uniqueKeysWithValues: InterfaceKind.allCases.map { ($0, DownMode.refuse) }) : [:]
-        let conditionerConfiguration = ConditionerConfiguration(
+        var conditionerConfiguration = ConditionerConfiguration(
             upstream: SocketAddress(host: "127.0.0.1", port: UInt16(origin.port)), proxyProtocol: true, profile: shapedProfile,
             playTimeline: true, holds: holds, epoch: collector.epoch, countsRefusals: true)
+        conditionerConfiguration.interception = interceptor.map { proxy in
+            ConditionerConfiguration.Interception(
+                rules: interception?.rules ?? [], proxy: SocketAddress(host: "127.0.0.1", port: UInt16(proxy.port)))
+        }
         do {
             let conditioner = try await LinkConditioner.start(configuration: conditionerConfiguration, sink: collector)
-            return ScenarioNetwork(origin: origin, conditioner: conditioner, links: links, scheme: tls == nil ? "http" : "https")
+            return ScenarioNetwork(
+                origin: origin, conditioner: conditioner, interceptor: interceptor, links: links,
+                scheme: tls == nil ? "http" : "https")
         } catch {
+            try? await interceptor?.stop()
             try? await origin.stop()
             throw error
         }
@@ -113,7 +140,8 @@ final class ScenarioNetwork: Sendable {
     func document(_ video: String) -> (VideoDocument, String)? {
         let recorded = origin.store.recorded
         if let stream = recorded.stream(video) {
-            return (recorded.document(of: stream), "\(scheme)://127.0.0.1:\(origin.port)/videos/\(video)")
+            let document = recorded.document(of: stream, in: catalog.configuration)
+            return (document, "\(scheme)://127.0.0.1:\(origin.port)/videos/\(video)")
         }
         guard let entry = catalog.video(withID: video) else { return nil }
         return (VideoDocument(entry, in: catalog), "\(scheme)://127.0.0.1:\(origin.port)/videos/\(video)")
@@ -122,6 +150,7 @@ final class ScenarioNetwork: Sendable {
     /// Stops the conditioner and the origin.
     func stop() async {
         await conditioner.stop()
+        try? await interceptor?.stop()
         try? await origin.stop()
     }
 

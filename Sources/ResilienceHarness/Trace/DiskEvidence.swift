@@ -7,12 +7,20 @@ public struct TracedDiskSnapshot: Sendable, Hashable {
     public var t: UInt64
     /// The process killed.
     public var pid: Int32
-    /// Origin paths a file held the whole of.
+    /// Resources a file held the whole of: origin paths, or byte ranges of them
+    /// (`path#bytes=a-b`: `MediaResourceKey`).
     public var stored: Set<String>
-    /// Origin path → the bytes a file held of it (a strict prefix).
+    /// Resource → the bytes a file held of it (a strict prefix; of a range, from its first byte).
     public var partial: [String: Int64]
     /// Files the harness could not name: relative path → size.
     public var unknown: [String: Int64]
+}
+
+extension TracedDiskSnapshot {
+    /// The byte ranges it names (held whole or in part), by path.
+    public var namedRanges: NamedRanges {
+        NamedRanges(stored.map(MediaResourceKey.init) + partial.keys.map(MediaResourceKey.init))
+    }
 }
 
 extension ScenarioTrace {

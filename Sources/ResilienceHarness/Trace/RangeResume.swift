@@ -1,20 +1,32 @@
-/// An origin path the harness found partly on the app's disk at a kill, and the first
-/// request for it after the relaunch. Shared by `crash-recovery` and its tests.
+/// A resource the harness found partly on the app's disk at a kill, and the request that
+/// resumed it (or fetched it again) after the relaunch. Shared by `crash-recovery` and its
+/// tests.
 ///
-/// Every origin path of a scenario is one whole resource (the fixture origin serves no
-/// EXT-X-BYTERANGE playlists: see `DiskWitness`), so resuming it means asking from the
-/// byte the disk holds up to: `Range: bytes=<bytesOnDisk>-`.
+/// The resource is a whole file (fixture segments, keys; a recorded stream's files) or a
+/// byte range of one (EXT-X-BYTERANGE, an EXT-X-MAP's BYTERANGE: `path#bytes=a-b`, see
+/// `MediaResourceKey`), of which the disk held a prefix. Resuming it means asking from the
+/// first byte the disk did not hold: `Range: bytes=<bytesOnDisk>-` for a whole file,
+/// `Range: bytes=<a + bytesOnDisk>-<b>` for a range (the rest of it, by position in the file).
 public struct RangeResume: Sendable, Hashable {
-    /// The origin path.
+    /// The resource, as the disk snapshot named it: an origin path, or `path#bytes=a-b`.
     public var path: String
-    /// The bytes of it the disk held at the kill.
+    /// The bytes of it the disk held at the kill (from its first byte).
     public var bytesOnDisk: Int64
-    /// The first request for it after the kill (and before the next one); nil when
-    /// there was none (the download was not resumed in that window).
+    /// The request for it after the kill (and before the next one) that the resume is
+    /// judged by; nil when there was none (the download was not resumed in that window).
     public var request: TracedOriginRequest?
 
-    /// `bytes=<bytesOnDisk>-`.
-    public var expectedRange: String { "bytes=\(bytesOnDisk)-" }
+    /// The resource: its file's path and, for a byte range, that range.
+    public var resource: MediaResourceKey { MediaResourceKey(path) }
+
+    /// The first byte of the file the resume must ask for: the range's first plus what the
+    /// disk held of it (what it held, for a whole file).
+    public var expectedFirst: Int64 { resource.offset + bytesOnDisk }
+
+    /// `bytes=<bytesOnDisk>-` for a whole file; `bytes=<a + bytesOnDisk>-<b>` for range a–b.
+    public var expectedRange: String {
+        resource.range.map { "bytes=\(expectedFirst)-\($0.upperBound)" } ?? "bytes=\(bytesOnDisk)-"
+    }
 
     /// The first byte `request` asked for: 0 without a `Range`; nil without a request,
     /// or for a `Range` that is not one `bytes=a-[b]`.
@@ -25,26 +37,50 @@ public struct RangeResume: Sendable, Hashable {
     }
 
     /// Whether the request asked from exactly the first byte the disk did not hold.
-    public var resumed: Bool { askedFrom == bytesOnDisk }
+    public var resumed: Bool { askedFrom == expectedFirst }
 
-    /// The bytes on disk the request fetched again: `bytesOnDisk − askedFrom` when it
-    /// asked from fewer, else 0.
+    /// The bytes on disk the request asked again: those of the held prefix (the file's
+    /// bytes `offset ..< offset + bytesOnDisk`) within the bytes it asked for.
     public var refetchedBytes: Int64 {
-        guard let from = askedFrom, from < bytesOnDisk else { return 0 }
-        return bytesOnDisk - from
+        guard let asked = request?.askedBytes else { return 0 }
+        let from = max(asked.first, resource.offset)
+        let to = min(asked.last.map { $0 + 1 } ?? .max, expectedFirst)
+        return to > from ? to - from : 0
     }
 }
 
 extension ScenarioTrace {
-    /// The paths partly on disk at `restarts[index]`'s kill (bytes > 0), each with the
-    /// first request for it the app made after the kill (`requests(afterRestart:)`),
-    /// in path order. Nil for a bad index or a kill without a disk snapshot.
-    public func rangeResumes(restart index: Int) -> [RangeResume]? {
+    /// The resources partly on disk at `restarts[index]`'s kill (bytes > 0), each with the
+    /// request after the kill (`requests(afterRestart:)`) that is its resume, in key order.
+    /// Nil for a bad index or a kill without a disk snapshot.
+    ///
+    /// For a whole file, its first request (one for a range `ranges` or the snapshot
+    /// names at that path is another resource's). For a range a–b of a file, the first
+    /// request for the file that asked for it: one that ends at b (the rest of it,
+    /// all of it, or from the file's start to b); one with no `Range`, or one open to the
+    /// file's end from before b (all of the file, or all of its rest); and, when
+    /// `ranges` knows the file's ranges (the origin's playlists), one for no range of
+    /// them that asks as many bytes as the range lacks, or as it has (its rest or all of
+    /// it, from another place in the file: a resume counted from the file's start).
+    public func rangeResumes(restart index: Int, ranges layout: NamedRanges = NamedRanges()) -> [RangeResume]? {
         guard let snapshot = diskSnapshot(restart: index) else { return nil }
         let after = requests(afterRestart: index)
-        return snapshot.partial.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { path, bytes in
-            RangeResume(path: path, bytesOnDisk: bytes, request: after.first { $0.path == path })
-        }
+        let named = snapshot.namedRanges.merging(layout)
+        return snapshot.partial.filter { $0.value > 0 }.map { (MediaResourceKey($0.key), $0.key, $0.value) }
+            .sorted { $0.0 < $1.0 }.map { key, text, bytes in
+                let request = after.first { request in
+                    guard request.path == key.path else { return false }
+                    let askedFor = named.range(askedBy: request)
+                    guard let range = key.range else { return askedFor == nil }
+                    if let askedFor { return askedFor == range }
+                    guard let asked = request.askedBytes else { return false }
+                    guard let last = asked.last else { return asked.first <= range.upperBound }
+                    if last == range.upperBound { return true }
+                    let count = last - asked.first + 1
+                    return layout.ranges[key.path] != nil && [Int64(range.count) - bytes, Int64(range.count)].contains(count)
+                }
+                return RangeResume(path: text, bytesOnDisk: bytes, request: request)
+            }
     }
 }
 

@@ -167,7 +167,9 @@ struct ScenarioTraceBuilder {
                 t: t, download: download, stored: Set(stored.map(OriginPath.normalized)), partial: partial))
         case let .diskAtKill(pid, stored, partial, unknown):
             diskSnapshots.append(TracedDiskSnapshot(
-                t: t, pid: pid, stored: Set(stored.map(OriginPath.normalized)), partial: partial, unknown: unknown))
+                t: t, pid: pid, stored: Set(stored.map(MediaResourceKey.normalized)),
+                partial: Dictionary(partial.map { (MediaResourceKey.normalized($0.key), $0.value) }) { max($0, $1) },
+                unknown: unknown))
         case .scenarioStarted, .helloAnswered, .scenarioFinished, .licenseServerBackground, .preparingForBackground,
             .preparedForBackground, .pathAcknowledged, .allowsCellularSet, .agentExited, .clientLaunched, .clientExited, .originFaultBegan, .originFaultEnded,
             .storageSynced:

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BenchCore
 import BenchReports
+import FixtureOrigin
 import Foundation
 import ResilienceHarness
 
@@ -25,6 +26,10 @@ struct ChaosCommand: AsyncParsableCommand {
             With --shard i/n it plays only its part of the seeds (balanced by --durations, an earlier campaign's \
             directory); guided, each shard draws fresh seeds of its own (the i-th of every n) and --runs is shared out \
             among the shards. `bench merge` joins the shards' directories (docs/ci.md).
+
+            With --catalog DIR (repeatable) every input's origin serves the streams `bench record` copied there, and \
+            every generated scenario requests one of them (its first request) beside the fixture videos; the commands \
+            printed carry the --catalog options. Example: swift run bench chaos --seeds 1..5 --catalog Catalogs/mine
             """
     )
 
@@ -45,15 +50,19 @@ struct ChaosCommand: AsyncParsableCommand {
     @Option(help: "With --guided: stop once this many meaningful pairs are reached (a number, or all).") var goal: String?
     @Option(help: "With --guided: the most inputs the campaign starts, seeds included (default 200).") var runs: Int?
     @Option(help: "With --guided: start no input after this long, e.g. 20m (default 30m).") var timeBudget: String?
+    @Option(name: .customLong("catalog"), help: ArgumentHelp(
+        "A catalog directory `bench record` wrote: its streams are served by every input's origin, and every generated "
+            + "scenario requests one of them beside the fixture videos (repeatable; docs/your-streams.md).", valueName: "DIR"))
+    var catalogs: [String] = []
     @OptionGroup var sharding: ShardOptions
 
     func run() async throws {
         let suite = SuiteRun(
             profilePath: profile, scenarioNames: [], timeLimitSeconds: 240, misbehavior: misbehave, agentCommand: agent,
-            progressOnStandardError: false)
-        let chosen: [UInt64], loaded: Profile, budget: Duration, guidance: ChaosGuidance?
+            progressOnStandardError: false, catalogs: catalogs)
+        let chosen: [UInt64], loaded: Profile, budget: Duration, guidance: ChaosGuidance?, recorded: RecordedContent
         do {
-            (chosen, loaded) = (try ChaosSeeds.parse(seeds), try suite.loadProfile())
+            (chosen, loaded, recorded) = (try ChaosSeeds.parse(seeds), try suite.loadProfile(), try suite.recorded())
             _ = try suite.harnessOptions(profile: loaded, seed: 0)
             budget = try ChaosSeeds.shrinkTime(shrinkTime, runs: shrinkRuns)
             guidance = try ChaosSeeds.guidance(
@@ -71,6 +80,7 @@ struct ChaosCommand: AsyncParsableCommand {
         ) { seed in try suite.harnessOptions(profile: loaded, seed: seed) }
         (options.jobs, options.stopAtFirstFailure, options.guidance) = (jobs, stopAtFirstFailure, shardGuidance)
         (options.invocation, options.shard, options.agentName) = (BenchInvocation.current, shard, suite.agentName)
+        (options.recorded, options.catalogs) = (recorded, catalogs)
         let output = DescriptorWriter(descriptor: 1)
         let result = try await ChaosRunner.run(options, writeReports: { _ = try SuiteRun.write($0, comparison: nil, to: $1) }) {
             output.write($0 + "\n")
@@ -95,10 +105,13 @@ struct ChaosCommand: AsyncParsableCommand {
             shared.labelPrefix = "s\(spec.index)-"
             guidance = shared
         }
-        let identity = ShardOptions.identity(command: "chaos", [
+        var fields = [
             "profile": profile, "agent": suite.agentName, "guided": String(guided), "goal": goal ?? "-",
             "shrink": "\(shrinkRuns) runs, \(shrinkTime)",
-        ])
+        ]
+        // Shards that serve other recordings generate other scenarios: not one campaign.
+        if !catalogs.isEmpty { fields["catalogs"] = catalogs.joined(separator: " ") }
+        let identity = ShardOptions.identity(command: "chaos", fields)
         let record = plan.record(shard: spec.index, identity: identity)
         ShardOptions.announce(record)
         return record

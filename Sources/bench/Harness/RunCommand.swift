@@ -51,6 +51,8 @@ struct RunCommand: AsyncParsableCommand {
             jobs: options.jobs)
         suite.launching = options.launching
         suite.catalogs = options.catalogs
+        suite.intercept = options.intercept
+        suite.upstreamCA = options.upstreamCA
         let early = options.https ? options.out ?? suite.defaultDirectory() : nil
         suite.httpsDirectory = early
         do {
@@ -115,6 +117,14 @@ struct SuiteOptions: ParsableArguments {
         "A catalog directory `bench record` wrote: its streams are served by every scenario's origin beside the fixture "
             + "videos, and a --scenario-file may request them by id (repeatable; docs/your-streams.md).", valueName: "DIR"))
     var catalogs: [String] = []
+
+    @Option(name: .customLong("intercept"), help: ArgumentHelp(
+        "A host (HOST or HOST:PORT) whose recorded streams (--catalog) the app fetches live from it, seen through the "
+            + "intercepting proxy (repeatable; needs --https; docs/your-streams.md).", valueName: "HOST"))
+    var intercept: [String] = []
+
+    @Option(name: .customLong("upstream-ca"), help: "PEM file of CAs trusted for intercepted hosts, beside the system's.")
+    var upstreamCA: String?
 
     @OptionGroup var launching: LaunchOptions
 }

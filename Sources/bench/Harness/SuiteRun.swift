@@ -34,6 +34,9 @@ struct SuiteRun {
     var httpsDirectory: String? = nil
     /// `--catalog`: directories `bench record` wrote, served beside the fixture videos.
     var catalogs: [String] = []
+    /// `--intercept`, `--upstream-ca`: outside hosts whose recorded streams are fetched live.
+    var intercept: [String] = []
+    var upstreamCA: String? = nil
 
     /// Bad input: exit 2 with a message that says what to do.
     struct BadInput: Error, CustomStringConvertible {
@@ -73,12 +76,43 @@ struct SuiteRun {
         }
     }
 
+    /// `--intercept`'s hosts, each checked: the run serves HTTPS (its CA signs the
+    /// certificates minted for them) and some recorded stream came from it (else nothing
+    /// would be fetched through it); nil without `--intercept`.
+    func interception(recorded: RecordedContent) throws(BadInput) -> HarnessInterception? {
+        guard !intercept.isEmpty else {
+            if upstreamCA != nil { throw BadInput(description: "--upstream-ca concerns interception: give --intercept HOST") }
+            return nil
+        }
+        guard httpsDirectory != nil else {
+            throw BadInput(description: "--intercept needs --https: the app must trust the run's CA (ca.pem), which signs "
+                + "the certificates the intercepting proxy answers with")
+        }
+        if let upstreamCA, !FileManager.default.isReadableFile(atPath: upstreamCA) {
+            throw BadInput(description: "--upstream-ca \(upstreamCA): no readable file there")
+        }
+        var rules: [InterceptRule] = []
+        for text in intercept {
+            do { rules.append(try InterceptRule(parsing: text)) } catch { throw BadInput(description: error.description) }
+        }
+        for rule in rules {
+            var live = recorded
+            live.liveFrom = [rule]
+            guard recorded.streams.contains(where: live.isLive) else {
+                throw BadInput(description: "--intercept \(rule): no stream of --catalog was recorded from it, so nothing "
+                    + "would be fetched through it (record one with bench record, and give its catalog)")
+            }
+        }
+        return HarnessInterception(rules: rules, upstreamCAFile: upstreamCA)
+    }
+
     /// Runs the chosen scenarios under the profile with live progress.
     func run() async throws(BadInput) -> HarnessRun {
         let profile = try loadProfile()
         var scenarios = try scenarios()
         var options = try harnessOptions(profile: profile, seed: seed ?? profile.seed)
         options.recorded = try recorded()
+        options.interception = try interception(recorded: options.recorded)
         options.launch = try launching?.appLaunch(app: options.app, agentGiven: agentCommand != nil || misbehavior != nil)
         if let httpsDirectory {
             do { options.https = try HarnessHTTPS.make(writingCAInto: httpsDirectory) } catch {

@@ -13,6 +13,8 @@ import Glibc
 final class NginxOrigin: Sendable {
     let directory: String
     let port: Int
+    /// A second listener, plain HTTP, serving the same root.
+    let plainPort: Int
     private let child: ChildProcess
 
     /// The CA certificate (PEM) that signed the server's certificate.
@@ -20,6 +22,9 @@ final class NginxOrigin: Sendable {
 
     /// `https://127.0.0.1:PORT` + `path`.
     func url(_ path: String) -> URL { URL(string: "https://127.0.0.1:\(port)\(path)")! }
+
+    /// `http://127.0.0.1:PLAINPORT` + `path`.
+    func plainURL(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(plainPort)\(path)")! }
 
     /// Serves `root`; `/moved/X` answers 301 to `/X`, `/missing/X` 404.
     static func start(serving root: String) async throws -> NginxOrigin {
@@ -30,8 +35,8 @@ final class NginxOrigin: Sendable {
         try FileManager.default.createDirectory(atPath: directory + "/tmp", withIntermediateDirectories: true)
         try await makeCertificates(in: directory)
         for _ in 0..<5 {
-            let port = try freePort()
-            try configuration(root: root, directory: directory, port: port)
+            let port = try freePort(), plainPort = try freePort()
+            try configuration(root: root, directory: directory, port: port, plainPort: plainPort)
                 .write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
             let child = try ChildProcess.spawn(
                 nginx, ["-p", directory, "-c", directory + "/nginx.conf", "-e", directory + "/error.log"],
@@ -39,7 +44,7 @@ final class NginxOrigin: Sendable {
             let started = await pollUntil(within: 30) {
                 FileManager.default.fileExists(atPath: directory + "/nginx.pid") || !child.isRunning
             }
-            if started, child.isRunning { return NginxOrigin(directory: directory, port: port, child: child) }
+            if started, child.isRunning { return NginxOrigin(directory: directory, port: port, plainPort: plainPort, child: child) }
             child.signalGroup(SIGKILL)
             await child.exit()
         }
@@ -48,9 +53,10 @@ final class NginxOrigin: Sendable {
         throw CancellationError()
     }
 
-    private init(directory: String, port: Int, child: ChildProcess) {
+    private init(directory: String, port: Int, plainPort: Int, child: ChildProcess) {
         self.directory = directory
         self.port = port
+        self.plainPort = plainPort
         self.child = child
     }
 
@@ -86,7 +92,7 @@ final class NginxOrigin: Sendable {
         }
     }
 
-    private static func configuration(root: String, directory: String, port: Int) -> String {
+    private static func configuration(root: String, directory: String, port: Int, plainPort: Int) -> String {
         """
         daemon off;
         user root;
@@ -112,6 +118,7 @@ final class NginxOrigin: Sendable {
             scgi_temp_path \(directory)/tmp/scgi;
             server {
                 listen 127.0.0.1:\(port) ssl;
+                listen 127.0.0.1:\(plainPort);
                 server_name localhost;
                 ssl_certificate \(directory)/server.pem;
                 ssl_certificate_key \(directory)/server.key;

@@ -1,7 +1,7 @@
 """One download: what the user asked for, its state, and its worker's bookkeeping."""
 
 import time
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 FIRST_BACKOFF, MAX_BACKOFF = 0.5, 4.0  # seconds between retries; bounded, never a storm
 MASTER = "master.m3u8"  # the package's master playlist, in the package directory
@@ -40,6 +40,10 @@ class Download:
     @property
     def needs_license(self):
         return self.key_system is not None and self.license is None
+
+    def origin(self):
+        """The authority (host:port) of the catalog URL: the origin the endpoints forward to."""
+        return urlsplit(self.request.get("catalogURL", "")).netloc or None
 
     def master_url(self):
         sources = self.request["video"].get("sources", [])

@@ -3,7 +3,11 @@
     <storage>/index.sqlite          downloads, stored segments, licenses, the user's settings
     <storage>/packages/<token>/     the offline package: master.m3u8 and, mirroring the
                                     origin's layout below the master's directory, media
-                                    playlists, segments (`.part` while in flight), keys
+                                    playlists, segments (`.part` while in flight), keys,
+                                    init sections
+
+A stored segment is recorded by its path in the package (a byte range's file of its own,
+`v0/all.bytes-0-999.ts`, is not the origin path it shares with the file's other ranges).
 
 Every write commits at once: the process may be killed (SIGKILL) at any instant, and
 what the index says must be true of the disk at the next launch. The index is in WAL mode

@@ -146,5 +146,133 @@ seg2.ts
         self.assertIn("seg2.ts", str(raised.exception))
 
 
+class ByteRangeAndMapTests(unittest.TestCase):
+    """EXT-X-BYTERANGE (RFC 8216 §4.3.2.2) and EXT-X-MAP (§4.3.2.5)."""
+
+    PLAYLIST = """#EXTM3U
+#EXT-X-VERSION:7
+#EXT-X-TARGETDURATION:2
+#EXT-X-PLAYLIST-TYPE:VOD
+#EXTINF:2.0,
+intro.ts
+#EXT-X-MAP:URI="main.mp4",BYTERANGE="720"
+#EXTINF:2.0,
+#EXT-X-BYTERANGE:1000@720
+main.mp4
+#EXTINF:2.0,
+#EXT-X-BYTERANGE:1500
+main.mp4
+#EXTINF:2.0,
+#EXT-X-BYTERANGE:800
+main.mp4
+#EXT-X-DISCONTINUITY
+#EXT-X-MAP:URI="/videos/s/v0/other-init.mp4"
+#EXT-X-KEY:METHOD=AES-128,URI="/videos/s/key1.bin",IV=0x0000000000000000000000000000000a
+#EXT-X-KEY:METHOD=SAMPLE-AES,URI="https://drm.example/widevine",KEYFORMAT="urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed"
+#EXTINF:2.0,
+#EXT-X-BYTERANGE:500@0
+other.m4s
+#EXTINF:2.0,
+http://127.0.0.1:9/videos/s/v0/last.m4s
+#EXT-X-ENDLIST
+"""
+    MASTER_URL = "http://127.0.0.1:9/videos/s/master.m3u8"
+    PLAYLIST_URL = "http://127.0.0.1:9/videos/s/v0/index.m3u8"
+
+    def test_omitted_offsets_continue_after_the_previous_range_of_the_same_uri(self):
+        segments = hls.parse_media(self.PLAYLIST)
+        self.assertEqual([s["range"] for s in segments], [None, (720, 1000), (1720, 1500), (3220, 800), (0, 500), None])
+
+    def test_an_init_section_applies_until_the_next_one(self):
+        segments = hls.parse_media(self.PLAYLIST)
+        self.assertIsNone(segments[0]["map"])
+        self.assertEqual([s["map"] for s in segments[1:4]], [{"uri": "main.mp4", "range": (0, 720)}] * 3)
+        self.assertEqual([s["map"] for s in segments[4:]], [{"uri": "/videos/s/v0/other-init.mp4", "range": None}] * 2)
+
+    def test_an_omitted_offset_needs_a_previous_range_of_the_same_uri(self):
+        head = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n"
+        for body in ("#EXTINF:2,\n#EXT-X-BYTERANGE:10\na.ts\n",  # no previous segment
+                     "#EXTINF:2,\na.ts\n#EXTINF:2,\n#EXT-X-BYTERANGE:10\na.ts\n",  # the previous one is whole
+                     "#EXTINF:2,\n#EXT-X-BYTERANGE:10@0\nb.ts\n#EXTINF:2,\n#EXT-X-BYTERANGE:10\na.ts\n"):
+            with self.subTest(body=body), self.assertRaises(hls.PlaylistError):
+                hls.parse_media(head + body + "#EXT-X-ENDLIST\n")
+
+    def test_malformed_and_empty_ranges_are_refused(self):
+        for value in ("x", "10@", "@5", "0@10", "-1"):
+            with self.subTest(value=value), self.assertRaises(hls.PlaylistError):
+                hls.parse_media(f"#EXTM3U\n#EXTINF:2,\n#EXT-X-BYTERANGE:{value}\na.ts\n#EXT-X-ENDLIST\n")
+
+    def test_a_byte_range_is_a_local_file_named_by_its_bytes(self):
+        self.assertEqual(hls.local_name(self.MASTER_URL, "http://127.0.0.1:9/videos/s/v0/all.ts", (15604, 15040)),
+                         "v0/all.bytes-15604-30643.ts")
+        self.assertEqual(hls.local_name(self.MASTER_URL, "http://127.0.0.1:9/videos/s/v0/all.ts"), "v0/all.ts")
+
+    def test_the_local_playlist_names_local_files_without_byte_ranges(self):
+        text = hls.local_media(self.PLAYLIST, self.PLAYLIST_URL, self.MASTER_URL)
+        self.assertEqual(text.splitlines(), [
+            "#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:2", "#EXT-X-PLAYLIST-TYPE:VOD",
+            "#EXTINF:2.0,", "intro.ts",
+            '#EXT-X-MAP:URI="main.bytes-0-719.mp4"',
+            "#EXTINF:2.0,", "main.bytes-720-1719.mp4",
+            "#EXTINF:2.0,", "main.bytes-1720-3219.mp4",
+            "#EXTINF:2.0,", "main.bytes-3220-4019.mp4",
+            "#EXT-X-DISCONTINUITY",
+            '#EXT-X-MAP:URI="other-init.mp4"',
+            # the key stored as ../key1.bin, its IV kept; the Widevine key (never fetched) left out
+            '#EXT-X-KEY:METHOD=AES-128,URI="../key1.bin",IV=0x0000000000000000000000000000000a',
+            "#EXTINF:2.0,", "other.bytes-0-499.m4s",
+            "#EXTINF:2.0,", "last.m4s",
+            "#EXT-X-ENDLIST"])
+
+    def test_a_playlist_without_ranges_or_maps_is_kept_as_it_was(self):
+        url = "http://127.0.0.1:8080/videos/clear/400k/index.m3u8"
+        text = hls.local_media(MEDIA, url, "http://127.0.0.1:8080/videos/clear/master.m3u8")
+        self.assertEqual(text.splitlines(), [line for line in MEDIA.splitlines() if line])
+
+
+class PackageMasterTests(unittest.TestCase):
+    MASTER = """#EXTM3U
+#EXT-X-VERSION:6
+#EXT-X-SESSION-KEY:METHOD=AES-128,URI="v0/key0.bin"
+#EXT-X-SESSION-KEY:METHOD=AES-128,URI="unused.bin"
+#EXT-X-SESSION-DATA:DATA-ID="com.example.info",URI="info.json"
+#EXT-X-SESSION-DATA:DATA-ID="com.example.title",VALUE="Pilot"
+#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="a/en.m3u8"
+#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="French",LANGUAGE="fr",URI="a/fr.m3u8"
+#EXT-X-MEDIA:TYPE=CLOSED-CAPTIONS,GROUP-ID="cc",NAME="English",INSTREAM-ID="CC1"
+#EXT-X-MEDIA:TYPE=VIDEO,GROUP-ID="angles",NAME="Side",URI="side/index.m3u8"
+#EXT-X-STREAM-INF:BANDWIDTH=500000,RESOLUTION=640x360,AUDIO="aud",CLOSED-CAPTIONS="cc",VIDEO="angles",SUBTITLES="gone"
+http://127.0.0.1:9/videos/s/v0/index.m3u8
+#EXT-X-STREAM-INF:BANDWIDTH=900000,RESOLUTION=1280x720,AUDIO="aud"
+v1/index.m3u8
+#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=40000,RESOLUTION=640x360,URI="iframe/index.m3u8"
+"""
+    MASTER_URL = "http://127.0.0.1:9/videos/s/master.m3u8"
+
+    def package(self):
+        master = hls.parse_master(self.MASTER)
+        return hls.package_master(master, hls.select(master), self.MASTER_URL,
+                                  {"http://127.0.0.1:9/videos/s/v0/key0.bin"})
+
+    def test_every_group_the_variant_names_is_defined_by_a_kept_rendition(self):
+        again = hls.parse_master(self.package())
+        [variant] = again["variants"]
+        defined = {(r["attrs"]["TYPE"], r["attrs"]["GROUP-ID"]) for r in again["renditions"]}
+        for name in hls.GROUP_TYPES:
+            if name in variant["attrs"]:
+                self.assertIn((name, variant["attrs"][name]), defined)
+        self.assertEqual((variant["attrs"].get("AUDIO"), variant["attrs"].get("CLOSED-CAPTIONS")), ("aud", "cc"))
+        self.assertNotIn("VIDEO", variant["attrs"])  # the alternate angle is not downloaded
+        self.assertNotIn("SUBTITLES", variant["attrs"])  # a group the origin's master never defined
+
+    def test_uris_are_local_and_iframes_unused_keys_and_remote_data_are_dropped(self):
+        text = self.package()
+        self.assertIn("\nv0/index.m3u8\n", text)  # an absolute URL, as its local path
+        self.assertIn('#EXT-X-SESSION-KEY:METHOD=AES-128,URI="v0/key0.bin"', text)
+        self.assertIn('VALUE="Pilot"', text)
+        for absent in ("unused.bin", "info.json", "I-FRAME", "iframe/", "v1/", "a/fr.m3u8", "side/"):
+            self.assertNotIn(absent, text)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -6,6 +6,11 @@ is wrapped with the URL's host as the server name, and the certificate is checke
 against the CA hello's `caFile` names (`use_ca_file`), else the system's; verification
 is never turned off.
 
+A URL of another host than the catalog's (the attempt's `direct` authority: the origin
+the endpoints forward to) goes through the endpoint as through an HTTP proxy: a `CONNECT host:port`
+tunnel for `https://` (a run that intercepts that host answers it), the absolute URL as
+the request target for `http://`.
+
 Every request is an `Attempt` the engine can abort from another thread (pause, cancel,
 the interface went away): `abort` shuts the socket down and the reader sees `Aborted`.
 A read that gets no byte for `STALL_SECONDS` raises `NetworkError` (a stall).
@@ -100,30 +105,37 @@ class Attempt:
     """Requests through one interface until the first error or abort, abortable from any
     thread. Its connection is kept alive from one request to the next."""
 
-    def __init__(self, interface):
+    def __init__(self, interface, direct=None):
         self.interface = interface
+        # The authority (host:port) the endpoint forwards to, a catalog URL's: any other
+        # is reached through the endpoint as through an HTTP proxy. None: every one directly.
+        self.direct = direct.lower() if direct else None
         self.aborted = False
         self.was_cut = False
         self._conn = None
         self._target = None
         self._lock = threading.Lock()
 
-    def connection(self, scheme="http", hostname=None):
+    def connection(self, scheme="http", hostname=None, tunnel=None):
         """The open connection, or a new one to the interface's endpoint (over TLS to
-        `hostname` for `https`); Aborted once aborted."""
+        `hostname` for `https`, inside a CONNECT tunnel to `tunnel` (host, port) when
+        given); Aborted once aborted."""
         with self._lock:
             if self.aborted:
                 raise Aborted()
-            if self._conn is not None and self._target != (scheme, hostname):
+            if self._conn is not None and self._target != (scheme, hostname, tunnel):
                 stale, self._conn = self._conn, None
                 stale.close()
             if self._conn is None:
                 host, port = self.interface["endpoint"].rsplit(":", 1)
-                if scheme == "https":
+                if scheme == "https" and tunnel:
+                    self._conn = http.client.HTTPSConnection(host, int(port), timeout=STALL_SECONDS, context=tls_context())
+                    self._conn.set_tunnel(*tunnel)
+                elif scheme == "https":
                     self._conn = EndpointTLSConnection(host, int(port), hostname, STALL_SECONDS)
                 else:
                     self._conn = http.client.HTTPConnection(host, int(port), timeout=STALL_SECONDS)
-                self._target = (scheme, hostname)
+                self._target = (scheme, hostname, tunnel)
             return self._conn
 
     def drop(self):
@@ -155,16 +167,28 @@ class Attempt:
                 pass
 
 
+def range_header(offset, length, have=0):
+    """The `Range` of a byte range (`length` bytes from `offset` of its file) of which the
+    first `have` bytes are stored: from `offset + have` to the range's last byte."""
+    if not 0 <= have < length:
+        raise ValueError(f"{have} bytes of a {length}-byte range leave nothing to ask")
+    return f"bytes={offset + have}-{offset + length - 1}"
+
+
 def open_response(attempt, url, method="GET", body=None, headers=None):
     """Sends the request through `attempt.interface["endpoint"]`; returns the response
     with its headers read (the body is the caller's to read, with `stream`)."""
     parts = urlsplit(url)
     target = parts.path + (f"?{parts.query}" if parts.query else "")
+    proxied = attempt.direct is not None and parts.netloc.lower() != attempt.direct
+    tunnel = (parts.hostname, parts.port or 443) if proxied and parts.scheme == "https" else None
+    if proxied and parts.scheme == "http":
+        target = url  # the absolute form, as to any HTTP proxy
     all_headers = {"Host": parts.netloc, **(headers or {})}
     if body is not None:
         all_headers["Content-Type"] = "application/json"
     for tries_left in (1, 0):
-        conn = attempt.connection(parts.scheme, parts.hostname)
+        conn = attempt.connection(parts.scheme, parts.hostname, tunnel)
         reused = conn.sock is not None
         try:
             conn.request(method, target, body=body, headers=all_headers)

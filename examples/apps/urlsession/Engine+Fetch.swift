@@ -79,23 +79,48 @@ extension Engine {
         }
     }
 
-    /// One key or segment: into `.part` (resumed by Range from what it holds), then renamed.
+    /// One key, init section or segment: into `.part` (resumed by Range from what it
+    /// holds), then renamed. A byte range of a resource asks for its bytes only, from
+    /// the first one the `.part` lacks to its last (`ByteRange.header`), never from 0 of
+    /// the file nor past the range.
     private func fetchResource(_ token: String, _ attempt: Attempt, _ resource: Resource) throws {
         let final = store.packageDirectory(token).appendingPathComponent(resource.local)
         let part = URL(fileURLWithPath: final.path + ".part")
         try FileManager.default.createDirectory(at: final.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let have = store.size(token: token, local: resource.local + ".part") ?? 0
-        let headers = have > 0 ? ["Range": "bytes=\(have)-"] : [:]
+        var have = store.size(token: token, local: resource.local + ".part") ?? 0
+        if let range = resource.byteRange, have >= range.length {
+            if have == range.length { return try stored(token, attempt, resource, part: part, final: final) }  // whole, not renamed yet
+            try? FileManager.default.removeItem(at: part)
+            have = 0
+        }
+        var headers: [String: String] = [:]
+        if let range = resource.byteRange {
+            headers["Range"] = range.header(resumingAt: have)
+        } else if have > 0 {
+            headers["Range"] = "bytes=\(have)-"
+        }
         let fetched = try client.fetch(
-            resource.url, over: attempt, headers: headers, into: .file(part, have: have), onBytes: onBytes(token, attempt))
+            resource.url, over: attempt, headers: headers, into: .file(part, have: have, range: resource.byteRange),
+            onBytes: onBytes(token, attempt))
         let status = fetched.response.statusCode
+        if let range = resource.byteRange {
+            guard status == 206 else {
+                throw Refused("\(resource.path): HTTP \(status) to Range \(range.header(resumingAt: have)) (a byte range of it is a segment)")
+            }
+            guard Responses.continues(fetched.response, have: have, range: range) else {
+                throw FetchError.network("\(resource.path): the server answered another range than \(range.header(resumingAt: have))")
+            }
+            let size = store.size(token: token, local: resource.local + ".part") ?? 0
+            guard size == range.length else { throw FetchError.network("\(resource.path): \(size) of the range's \(range.length) bytes stored") }
+            return try stored(token, attempt, resource, part: part, final: final)
+        }
         if status == 416 {
             let total = Responses.contentRange(fetched.response)?.split(separator: "/").last.map(String.init)
             if have > 0 && total == String(have) { return try stored(token, attempt, resource, part: part, final: final) }
             try? FileManager.default.removeItem(at: part)
             throw FetchError.network("\(resource.path): the partial file does not fit the resource; fetching it again")
         }
-        if status == 206 && Responses.contentRange(fetched.response)?.hasPrefix("bytes \(have)-") != true {
+        if status == 206 && !Responses.continues(fetched.response, have: have, range: nil) {
             throw FetchError.network("\(resource.path): the server answered another range")
         }
         guard status == 200 || status == 206 else { throw Refused("\(resource.path): HTTP \(status)") }
@@ -106,6 +131,7 @@ extension Engine {
         try lock.withLock {
             guard !attempt.aborted, records[token]?.state.isInFlight == true, let plan = records[token]?.plan else { throw Aborted() }
             guard rename(part.path, final.path) == 0 else { throw Refused("\(resource.path): cannot rename its .part file (errno \(errno))") }
+            guard resource.stream != PlanBuilder.initStream else { return }  // no segment of the protocol's
             let bytes = store.size(token: token, local: resource.local) ?? 0
             report { try events.segmentStored(token, stream: resource.stream, index: resource.index, bytes: bytes, path: resource.path) }
             guard let total = plan.selections[resource.stream] else { return }

@@ -112,7 +112,7 @@ extension Engine {
         }
     }
 
-    /// One try: the playlists (once), the license (if it needs one), every key and segment not stored yet.
+    /// One try: the playlists (once), the license (if it needs one), every key, init section and segment not stored yet.
     private func download(_ token: String, _ attempt: Attempt) throws {
         if lock.withLock({ records[token]?.plan }) == nil { try plan(token, attempt) }
         if lock.withLock({ records[token]?.needsLicense }) == true { try acquireLicense(token, attempt) }
@@ -140,43 +140,28 @@ extension Engine {
     }
 
     /// Master playlist → the chosen renditions' media playlists, written into the
-    /// package; the plan lists every key and segment to fetch, keys first.
+    /// package; the plan lists every key, init section and segment to fetch (`PlanBuilder`).
     private func plan(_ token: String, _ attempt: Attempt) throws {
         guard let record = lock.withLock({ records[token] }) else { throw Aborted() }
         let masterURL = try record.masterURL()
         let master = try MasterPlaylist(text: try playlist(masterURL, token, attempt))
         let chosen = try master.select(audioLanguages: record.request.audioLanguages, subtitleLanguages: record.request.subtitleLanguages)
-        var keys: [Resource] = []
-        var segments: [Resource] = []
-        var selections: [String: Int] = [:]
+        var builder = PlanBuilder(master: masterURL)
         for choice in chosen {
             try goOn(token, attempt)
             let url = try HLS.resolve(choice.uri, against: masterURL)
-            let text = try playlist(url, token, attempt)
-            let media = try MediaPlaylist(text: text)
-            try store.write(Data(text.utf8), token: token, local: try HLS.localPath(master: masterURL, resource: url))
-            selections[choice.selection] = media.segments.count
-            for (index, segment) in media.segments.enumerated() {
-                if let keyURI = segment.key?["URI"], HLS.isFetchedKey(keyURI) {
-                    let keyURL = try HLS.resolve(keyURI, against: url)
-                    if !keys.contains(where: { $0.url == keyURL }) {
-                        keys.append(try resource(masterURL, keyURL, stream: "keys", index: keys.count))
-                    }
-                }
-                segments.append(try resource(masterURL, try HLS.resolve(segment.uri, against: url), stream: choice.selection, index: index))
-            }
+            let media = try MediaPlaylist(text: try playlist(url, token, attempt))
+            let copy = try builder.add(media, at: url, selection: choice.selection)
+            try store.write(Data(copy.text.utf8), token: token, local: copy.local)
         }
-        try store.write(Data(master.packageText(keeping: chosen).utf8), token: token, local: Store.master)
+        let text = master.packageText(keeping: chosen, keepsSessionKey: builder.keepsSessionKey)
+        try store.write(Data(text.utf8), token: token, local: Store.master)
         try lock.withLock {
             guard var record = records[token], record.state.isInFlight else { throw Aborted() }
-            record.plan = Plan(resources: keys + segments, selections: selections)
+            record.plan = builder.plan
             records[token] = record
             try store.save(record)
         }
-    }
-
-    private func resource(_ master: URL, _ url: URL, stream: String, index: Int) throws -> Resource {
-        Resource(url: url, path: url.path, local: try HLS.localPath(master: master, resource: url), stream: stream, index: index)
     }
 
     /// A playlist's text; one that does not start like a playlist is a captive portal's

@@ -75,8 +75,11 @@ final class Engine: @unchecked Sendable {
 
     private func partialSegments(_ record: DownloadRecord) -> [PartialSegment] {
         (record.plan?.resources ?? []).compactMap { resource in
-            guard let bytes = store.size(token: record.token, local: resource.local + ".part"), bytes > 0 else { return nil }
-            return PartialSegment(download: record.token, stream: resource.stream, index: resource.index, path: resource.path, bytes: bytes)
+            guard resource.stream != PlanBuilder.initStream,
+                  let bytes = store.size(token: record.token, local: resource.local + ".part"), bytes > 0 else { return nil }
+            return PartialSegment(
+                download: record.token, stream: resource.stream, index: resource.index, path: resource.path, bytes: bytes,
+                byteRange: resource.byteRange?.header(resumingAt: 0))
         }
     }
 

@@ -13,26 +13,44 @@ enum HLS {
     /// A tag's attribute list, `A=1,B="x,y"` → `["A": "1", "B": "x,y"]` (quotes removed).
     static func attributes(_ text: String) -> [String: String] {
         var result: [String: String] = [:]
+        for (name, written) in attributeList(text) {
+            result[name] = written.hasPrefix("\"") ? String(written.dropFirst().prefix { $0 != "\"" }) : written
+        }
+        return result
+    }
+
+    /// A tag's attribute list as written, in order: `A=1,B="x,y"` → `[("A", "1"), ("B", "\"x,y\"")]`.
+    static func attributeList(_ text: String) -> [(name: String, written: String)] {
+        var result: [(name: String, written: String)] = []
         var rest = Substring(text)
         while !rest.isEmpty {
             guard let equals = rest.firstIndex(of: "=") else { break }
             let name = rest[..<equals].trimmingCharacters(in: .whitespaces)
             rest = rest[rest.index(after: equals)...]
-            var value: Substring
-            if rest.first == "\"" {
+            let end: Substring.Index
+            if rest.first == "\"" {  // to the closing quote; anything after it up to the comma is dropped
                 let body = rest.dropFirst()
-                let close = body.firstIndex(of: "\"") ?? body.endIndex
-                value = body[..<close]
-                rest = close < body.endIndex ? body[body.index(after: close)...] : body[close...]
-                if let comma = rest.firstIndex(of: ",") { rest = rest[rest.index(after: comma)...] } else { rest = rest[rest.endIndex...] }
+                end = body.firstIndex(of: "\"").map { body.index(after: $0) } ?? body.endIndex
             } else {
-                let comma = rest.firstIndex(of: ",") ?? rest.endIndex
-                value = rest[..<comma]
-                rest = comma < rest.endIndex ? rest[rest.index(after: comma)...] : rest[comma...]
+                end = rest.firstIndex(of: ",") ?? rest.endIndex
             }
-            result[name] = String(value)
+            result.append((name, String(rest[..<end])))
+            let comma = rest[end...].firstIndex(of: ",")
+            rest = comma.map { rest[rest.index(after: $0)...] } ?? rest[rest.endIndex...]
         }
         return result
+    }
+
+    /// A tag `line` with its attribute list changed: each attribute of `replacing` takes
+    /// that value as written (quotes included; added at the end when absent), each of
+    /// `removing` goes; the others stay as written, in their order.
+    static func rewriting(_ line: String, replacing: [String: String] = [:], removing: Set<String> = []) -> String {
+        guard let colon = line.firstIndex(of: ":") else { return line }
+        var list = attributeList(String(line[line.index(after: colon)...])).filter { !removing.contains($0.name) }
+        for (name, value) in replacing.sorted(by: { $0.key < $1.key }) {
+            if let index = list.firstIndex(where: { $0.name == name }) { list[index].written = value } else { list.append((name, value)) }
+        }
+        return String(line[...colon]) + list.map { "\($0.name)=\($0.written)" }.joined(separator: ",")
     }
 
     /// The non-blank lines of a playlist, trimmed; the first must be `#EXTM3U`.
@@ -68,6 +86,20 @@ enum HLS {
             throw PlaylistError("\(resource.absoluteString) has no safe local name")
         }
         return relative
+    }
+
+    /// The URI a playlist at package path `playlist` names the file at package path `file`
+    /// by: a relative path (`..` where needed), percent-encoded.
+    static func relativeURI(from playlist: String, to file: String) -> String {
+        var base = playlist.split(separator: "/").dropLast()[...]
+        var target = file.split(separator: "/")[...]
+        while target.count > 1, let first = base.first, first == target.first {
+            base = base.dropFirst()
+            target = target.dropFirst()
+        }
+        let path = (Array(repeating: "..", count: base.count) + target.map(String.init)).joined(separator: "/")
+        let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+        return encoded.split(separator: "/").first?.contains(":") == true ? "./" + encoded : encoded  // never read as a scheme
     }
 
     /// `uri` resolved against `base`, as a player resolves it.

@@ -92,11 +92,30 @@ struct MasterPlaylist {
         return chosen
     }
 
-    /// The package's master playlist: the original's header tags, the chosen renditions
-    /// and the chosen variant only (URIs unchanged: the package mirrors the origin's
-    /// layout below the master's directory).
-    func packageText(keeping chosen: [Choice]) -> String {
+    /// The group attributes of a variant, each named as the TYPE of the renditions it names.
+    static let groupTypes = ["AUDIO", "VIDEO", "SUBTITLES", "CLOSED-CAPTIONS"]
+
+    /// The package's master playlist: the original's header tags, the chosen variant and
+    /// renditions, and the renditions with no URI (no file: carried in the variant's own
+    /// segments, closed captions…) of the groups the variant names, so that every group
+    /// it names is defined; a group left with no rendition is dropped from the variant.
+    /// No I-frame playlist (none is downloaded, as Deadzone's engine does), and a session
+    /// key only when `keepsSessionKey` says its URI is in the package. URIs unchanged (the
+    /// package mirrors the origin's layout below the master's directory).
+    func packageText(keeping chosen: [Choice], keepsSessionKey: (String) -> Bool) -> String {
         let keep = Set(chosen.map(\.line))
+        let variant = variants.first { keep.contains($0.line) }
+        let named = Self.groupTypes.compactMap { type in variant?.attributes[type].map { (type: type, group: $0) } }
+        let kept = renditions.filter { rendition in
+            keep.contains(rendition.line) || (rendition.attributes["URI"] == nil && named.contains {
+                $0.type == rendition.attributes["TYPE"] && $0.group == rendition.attributes["GROUP-ID"]
+            })
+        }
+        let undefined = Self.groupTypes.filter { type in
+            guard let group = variant?.attributes[type], !(type == "CLOSED-CAPTIONS" && group == "NONE") else { return false }
+            return !kept.contains { $0.attributes["TYPE"] == type && $0.attributes["GROUP-ID"] == group }
+        }
+        let keptLines = Set(kept.map(\.line))
         var out: [String] = []
         var skipURI = false
         for line in lines {
@@ -104,10 +123,18 @@ struct MasterPlaylist {
                 skipURI = false
                 continue
             }
-            if line.hasPrefix("#EXT-X-MEDIA:") || line.hasPrefix("#EXT-X-I-FRAME-STREAM-INF:") {
-                if keep.contains(line) { out.append(line) }
+            if line.hasPrefix("#EXT-X-MEDIA:") {
+                if keptLines.contains(line) { out.append(line) }
+            } else if line.hasPrefix("#EXT-X-I-FRAME-STREAM-INF:") {
+                continue
             } else if line.hasPrefix("#EXT-X-STREAM-INF:") {
-                if keep.contains(line) { out.append(line) } else { skipURI = true }
+                if line != variant?.line {
+                    skipURI = true
+                } else {
+                    out.append(undefined.isEmpty ? line : HLS.rewriting(line, removing: Set(undefined)))
+                }
+            } else if line.hasPrefix("#EXT-X-SESSION-KEY:") {
+                if keepsSessionKey(HLS.attributes(Self.value(of: line))["URI"] ?? "") { out.append(line) }
             } else {
                 out.append(line)
             }

@@ -31,20 +31,23 @@ struct License: Codable, Sendable {
     }
 }
 
-/// One key or segment to fetch into the package.
+/// One key, init section or segment to fetch into the package.
 struct Resource: Codable, Sendable, Equatable {
     var url: URL
     /// The origin path (how the harness knows it).
     var path: String
     /// Its path in the package directory.
     var local: String
-    /// `video`, `audio_fr`… or `keys`.
+    /// `video`, `audio_fr`…, `keys` or `init`.
     var stream: String
-    /// Its position in its media playlist, from 0.
+    /// Its position in its media playlist, from 0 (a key's or init section's number).
     var index: Int
+    /// The range of `url` it is; nil for all of it (and in an index written before ranges).
+    var byteRange: ByteRange?
 }
 
-/// What a download fetches, known once its playlists were read: keys first, then segments.
+/// What a download fetches, known once its playlists were read: keys and init sections
+/// first, then segments.
 struct Plan: Codable, Sendable {
     var resources: [Resource]
     /// Segments per selection, for progress.

@@ -3,13 +3,15 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Where a response body goes: kept in memory (playlists, keys, licenses), or appended to
-/// a `.part` file from the size it already has (segments: a `206` for `Range: bytes=<have>-`
-/// appends, a `200` starts the file again). A body that is not the resource (an error
-/// status, a captive portal's page, another range) is kept in memory, never written.
+/// Where a response body goes: kept in memory (playlists, licenses), or appended to a
+/// `.part` file from the size it already has (keys, init sections, segments: a `206` for
+/// the bytes from `have` on appends; for a whole resource a `200` starts the file again,
+/// for a byte `range` of one it is not the range and is never written). A body that is
+/// not the resource (an error status, a captive portal's page, another range) is kept in
+/// memory, never written.
 enum BodyDestination: Sendable {
     case memory
-    case file(URL, have: Int)
+    case file(URL, have: Int, range: ByteRange?)
 }
 
 /// One URLSession task and what it received, filled in by the session's delegate and
@@ -43,11 +45,12 @@ final class Transfer: @unchecked Sendable {
         condition.withLock {
             self.response = response
             lastActivity = Date()
-            guard !stopped, case .file(let url, let have) = destination, !Responses.isPortal(response) else { return }
-            if response.statusCode == 200 {
+            guard !stopped, case .file(let url, let have, let range) = destination, !Responses.isPortal(response) else { return }
+            if response.statusCode == 200, range == nil {
                 _ = FileManager.default.createFile(atPath: url.path, contents: nil)
                 file = try? FileHandle(forWritingTo: url)
-            } else if response.statusCode == 206, Responses.contentRange(response)?.hasPrefix("bytes \(have)-") == true {
+            } else if response.statusCode == 206, Responses.continues(response, have: have, range: range) {
+                if have == 0 { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }  // a range's first bytes
                 file = try? FileHandle(forWritingTo: url)
                 _ = try? file?.seekToEnd()
             }
@@ -131,6 +134,14 @@ enum Responses {
     }
 
     static func contentRange(_ response: HTTPURLResponse) -> String? { header(response, "Content-Range") }
+
+    /// Whether a `206` holds what was asked of a file holding its first `have` bytes: the
+    /// rest of the resource (`bytes <have>-`), or of its byte `range`, exactly
+    /// (`bytes <offset+have>-<last>/`).
+    static func continues(_ response: HTTPURLResponse, have: Int, range: ByteRange?) -> Bool {
+        let expected = range.map { "bytes \($0.offset + have)-\($0.last)/" } ?? "bytes \(have)-"
+        return contentRange(response)?.hasPrefix(expected) == true
+    }
 
     /// A captive portal's answer: 511, or a 2xx web page (nothing this app asks for is one).
     static func isPortal(_ response: HTTPURLResponse) -> Bool {

@@ -1,0 +1,38 @@
+import BenchCore
+import FixtureOrigin
+
+/// A stream `bench record` copied that a chaos scenario may request by its id, beside the
+/// fixture videos (`bench chaos --catalog DIR`): what the generator needs to know of it.
+public struct ChaosRecordedVideo: Sendable, Hashable {
+    /// The id scenarios request it by.
+    public var id: String
+    /// Whether a download of it needs a license: its playlists name an `skd://` key the
+    /// fixture license server answers (`RecordedContent.licenseKeys(of:)`). Such a
+    /// download is treated as the protected fixture videos are (it may be a rental, a
+    /// background may follow its request, its scenario needs `licenses`).
+    public var needsLicense: Bool
+
+    /// Creates the entry.
+    public init(id: String, needsLicense: Bool = false) {
+        self.id = id
+        self.needsLicense = needsLicense
+    }
+
+    /// Every stream of `content`, in its order.
+    public static func all(in content: RecordedContent) -> [ChaosRecordedVideo] {
+        content.streams.map { ChaosRecordedVideo(id: $0.video.id, needsLicense: !content.licenseKeys(of: $0).isEmpty) }
+    }
+}
+
+extension ChaosPlan {
+    /// The videos a download may name, in a seeded order: the fixture catalog's, and the
+    /// `recorded` streams', the first recorded one in that order moved to the front, so
+    /// that the scenario's first request (every scenario makes at least two) is of a
+    /// recorded stream. With nothing recorded, the fixture videos' seeded order alone.
+    static func shuffledPool(_ rng: inout SeededGenerator, recorded: [ChaosRecordedVideo]) -> [String] {
+        var pool = rng.shuffled(ChaosCatalog.videos + recorded.map(\.id))
+        let ids = Set(recorded.map(\.id))
+        if let first = pool.firstIndex(where: ids.contains) { pool.insert(pool.remove(at: first), at: 0) }
+        return pool
+    }
+}
