@@ -7,7 +7,7 @@ import TestSupport
 /// The misbehaving variants that only a recorded stream can show (the fixture catalog has
 /// no init sections and no byte ranges), each caught on the shape it breaks, recorded
 /// from nginx: `HarnessSeamMisbehaviorTests.playedOnRecordedStreams` names them.
-extension RecordCommandTests {
+extension RecordedStreams.RecordCommandTests {
     /// A slow clean WiFi: two of the single-file stream's 15 KiB ranges at once take 8 s,
     /// so a cut 2 s into them lands inside both, with margin on a loaded machine.
     static let slowLinks = """
@@ -63,7 +63,7 @@ extension RecordCommandTests {
     /// breaks, where Deadzone's honest engine passes the same scenarios; the byte-range
     /// one only after a resume really happened (the trace shows the `Range` it asked).
     @Test func aVariantThatDropsInitSectionsOrRestartsAByteRangeIsCaught() async throws {
-        let scratch = try await RecordFromNginxTests.Scratch.start()
+        let scratch = try await RecordedStreams.RecordFromNginxTests.Scratch.start()
         do {
             let bench = try Self.bench()
             _ = try await scratch.recorder().record(["fmp4", "byterange"].map { (shape: String) in

@@ -1,4 +1,5 @@
 import BenchCore
+import BenchVocabulary
 import FixtureOrigin
 import Foundation
 import LinkConditioner
@@ -134,6 +135,27 @@ final class ScenarioNetwork: Sendable {
             try? await origin.stop()
             throw error
         }
+    }
+
+    /// Why the recording of a stream fetched live cannot be the judge's reference: the
+    /// first intercepted exchange whose whole body, as the outside origin delivered it
+    /// (`bodySHA256`), differs from the recording at its path. The origin serves other
+    /// bytes now, so the package would be judged against bytes it was never sent: the
+    /// scenario is an error, neither passed nor failed. nil when every whole body matched.
+    func recordingMismatch() -> String? {
+        guard interceptor != nil else { return nil }
+        let recorded = origin.store.recorded
+        for record in origin.requestLog
+        where record.host != nil && record.method == "GET" && record.status == 200 && record.completed && record.range == nil {
+            guard let delivered = record.bodySHA256,
+                case let .file(_, _, size, sha256)? = recorded.entry(at: OriginPath.normalized(record.path)),
+                delivered != sha256
+            else { continue }
+            return "\(record.host ?? "")\(record.path) delivered \(record.bytesSent) bytes (SHA-256 \(delivered.prefix(12))…), "
+                + "not the \(size) bytes recorded (\(sha256.prefix(12))…): the stream is no longer what was recorded, so "
+                + "the app cannot be judged against the recording; record it again (bench record)"
+        }
+        return nil
     }
 
     /// The catalog entry of `video` and the URL it is served at.

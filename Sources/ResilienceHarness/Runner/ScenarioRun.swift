@@ -111,6 +111,7 @@ struct ScenarioRun {
         collector.absorb(license: network.origin.licenseServer.records)
         relay.cancel()
         if let failure = access.failure, outcome.error == nil, outcome.unsupported == nil { outcome.error = failure }
+        if outcome.error == nil, outcome.unsupported == nil, let stale = network.recordingMismatch() { outcome.error = stale }
         let entries = collector.entries(from: first)
         await network.stop()
         let peak = await context.peakRSSBytes
