@@ -86,10 +86,16 @@ extension RecordedStreams {
         @Test func curlAndFFmpegDownloadThroughItAndEveryExchangeIsEvidenceWithItsInterface() async throws {
             let scratch = try await RecordFromNginxTests.Scratch.start()
             let origin = scratch.origin
-            let proxy = try await Proxy.start([
-                "--intercept", "127.0.0.1:\(origin.port)", "--intercept", "127.0.0.1:\(origin.plainPort)",
-                "--upstream-ca", origin.caFile,
-            ], in: scratch.root)
+            let proxy: Proxy
+            do {
+                proxy = try await Proxy.start([
+                    "--intercept", "127.0.0.1:\(origin.port)", "--intercept", "127.0.0.1:\(origin.plainPort)",
+                    "--upstream-ca", origin.caFile,
+                ], in: scratch.root)
+            } catch {
+                await scratch.stop()  // nginx and the scratch directory go with a proxy that did not start
+                throw error
+            }
             do {
                 let ca = proxy.out + "/ca.pem"
                 let body = scratch.root + "/body"
@@ -153,7 +159,11 @@ extension RecordedStreams {
             let scratch = try await RecordFromNginxTests.Scratch.start()
             let origin = scratch.origin
             // No --upstream-ca: nginx's CA is not in the system's store.
-            let proxy = try await Proxy.start(["--intercept", "127.0.0.1:\(origin.port)"], in: scratch.root)
+            let proxy: Proxy
+            do { proxy = try await Proxy.start(["--intercept", "127.0.0.1:\(origin.port)"], in: scratch.root) } catch {
+                await scratch.stop()
+                throw error
+            }
             do {
                 let body = scratch.root + "/body"
                 let untrusted = try await Self.curl(origin.url("/ts/master.m3u8"), proxy: proxy.wifi, ca: proxy.out + "/ca.pem", file: body)

@@ -22,9 +22,14 @@ extension RecordedStreams {
                 try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
                 let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                     .deletingLastPathComponent().appendingPathComponent("scripts/make-hls-trees").path
-                let made = try await ChildProcess.run("bash", [script, root + "/trees"], timeout: .seconds(240))
-                try #require(made.status == 0, "scripts/make-hls-trees failed: \(made.stderr)")
-                return Scratch(root: root, origin: try await NginxOrigin.start(serving: root + "/trees"))
+                do {
+                    let made = try await ChildProcess.run("bash", [script, root + "/trees"], timeout: .seconds(240))
+                    try #require(made.status == 0, "scripts/make-hls-trees failed: \(made.stderr)")
+                    return Scratch(root: root, origin: try await NginxOrigin.start(serving: root + "/trees"))
+                } catch {
+                    try? FileManager.default.removeItem(atPath: root)  // nothing of a scratch that did not start is left
+                    throw error
+                }
             }
 
             func stop() async {
