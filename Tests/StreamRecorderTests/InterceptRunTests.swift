@@ -21,38 +21,12 @@ extension RecordedStreams {
                 let recorded = try await ChildProcess.run(bench, ["record"] + shapes.map { "\($0)=\(origin.url("/\($0)/master.m3u8"))" }
                     + ["--out", scratch.catalog, "--ca", origin.caFile], timeout: .seconds(120))
                 try #require(recorded.status == 0, "\(recorded.stderr)")
-                try """
-                    name: test-links
-                    description: clean links
-                    duration: 5m
-                    interfaces:
-                      wifi: {downlink: {rate: 8Mbit/s, delay: 5ms}, uplink: {rate: 4Mbit/s, delay: 5ms}}
-                      cellular: {expensive: true, downlink: {rate: 4Mbit/s, delay: 20ms}, uplink: {rate: 2Mbit/s, delay: 20ms}}
-
-                    """.write(toFile: scratch.root + "/links.yaml", atomically: true, encoding: .utf8)
-                var files: [String] = []
-                for shape in shapes {
-                    let file = scratch.root + "/live-\(shape).yaml"
-                    try """
-                        name: live-\(shape)
-                        summary: A stream fetched live from its own origin over WiFi; its package must hold what passed through.
-                        asserts: [integrity]
-                        needs: [inspect]
-                        steps:
-                          - up: wifi
-                          - wait-for-path: [wifi]
-                          - launch
-                          - request: \(shape)
-                          - wait-settled: all
-                          - inspect: all
-
-                        """.write(toFile: file, atomically: true, encoding: .utf8)
-                    files += ["--scenario-file", file]
-                }
+                let links = try scratch.cleanLinks()
+                let files = try shapes.flatMap { ["--scenario-file", try scratch.wholeDownload($0, name: "live-\($0)")] }
                 let before = origin.requests().count
                 let out = scratch.root + "/run"
                 let run = try await ChildProcess.run(bench, [
-                    "--profile", scratch.root + "/links.yaml", "--catalog", scratch.catalog, "--https",
+                    "--profile", links, "--catalog", scratch.catalog, "--https",
                     "--intercept", "127.0.0.1:\(origin.port)", "--upstream-ca", origin.caFile, "--time-limit", "120",
                     "--agent-listen", "127.0.0.1:0", "--launch", "exec python3 \(root)/examples/agents/python/agent.py",
                     "--out", out,
@@ -92,7 +66,7 @@ extension RecordedStreams {
                 try handle.write(contentsOf: Data("re-encoded".utf8))
                 try handle.close()
                 let stale = try await ChildProcess.run(bench, [
-                    "--profile", scratch.root + "/links.yaml", "--catalog", scratch.catalog, "--https",
+                    "--profile", links, "--catalog", scratch.catalog, "--https",
                     "--intercept", "127.0.0.1:\(origin.port)", "--upstream-ca", origin.caFile, "--time-limit", "120",
                     "--agent-listen", "127.0.0.1:0", "--launch", "exec python3 \(root)/examples/agents/python/agent.py",
                     "--out", scratch.root + "/stale", "--scenario-file", scratch.root + "/live-fmp4.yaml",

@@ -18,17 +18,8 @@ extension RecordedStreams {
             let wifi: String
             let cellular: String
 
-            static func start(_ arguments: [String], in root: String) async throws -> Proxy {
-                let profile = root + "/links.yaml"
-                try """
-                    name: intercept-links
-                    description: fast clean links
-                    duration: 5m
-                    interfaces:
-                      wifi: {downlink: {rate: 20Mbit/s, delay: 2ms}, uplink: {rate: 10Mbit/s, delay: 2ms}}
-                      cellular: {expensive: true, downlink: {rate: 10Mbit/s, delay: 10ms}, uplink: {rate: 5Mbit/s, delay: 10ms}}
-
-                    """.write(toFile: profile, atomically: true, encoding: .utf8)
+            static func start(_ arguments: [String], in scratch: RecordFromNginxTests.Scratch) async throws -> Proxy {
+                let profile = try scratch.cleanLinks(), root = scratch.root
                 let out = root + "/proxy", log = root + "/proxy.log"
                 let child = try ChildProcess.spawn(try RecordCommandTests.bench(), [
                     "proxy", "--profile", profile, "--http-proxy", "--out", out, "--duration", "forever",
@@ -91,7 +82,7 @@ extension RecordedStreams {
                 proxy = try await Proxy.start([
                     "--intercept", "127.0.0.1:\(origin.port)", "--intercept", "127.0.0.1:\(origin.plainPort)",
                     "--upstream-ca", origin.caFile,
-                ], in: scratch.root)
+                ], in: scratch)
             } catch {
                 await scratch.stop()  // nginx and the scratch directory go with a proxy that did not start
                 throw error
@@ -160,7 +151,7 @@ extension RecordedStreams {
             let origin = scratch.origin
             // No --upstream-ca: nginx's CA is not in the system's store.
             let proxy: Proxy
-            do { proxy = try await Proxy.start(["--intercept", "127.0.0.1:\(origin.port)"], in: scratch.root) } catch {
+            do { proxy = try await Proxy.start(["--intercept", "127.0.0.1:\(origin.port)"], in: scratch) } catch {
                 await scratch.stop()
                 throw error
             }

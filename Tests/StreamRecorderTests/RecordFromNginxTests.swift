@@ -55,6 +55,43 @@ extension RecordedStreams {
 
             /// The requests nginx logged since `start` (an index into its log).
             func requests(since start: Int) -> [String] { Array(origin.requests().dropFirst(start)) }
+
+            /// Steady, fast, clean links (WiFi 8 Mbit/s down and 4 up at 5 ms; cellular,
+            /// expensive, half that at 20 ms), written as `links.yaml`: its path.
+            func cleanLinks() throws -> String {
+                let path = root + "/links.yaml"
+                try """
+                    name: test-links
+                    description: fast clean links
+                    duration: 5m
+                    interfaces:
+                      wifi: {downlink: {rate: 8Mbit/s, delay: 5ms}, uplink: {rate: 4Mbit/s, delay: 5ms}}
+                      cellular: {expensive: true, downlink: {rate: 4Mbit/s, delay: 20ms}, uplink: {rate: 2Mbit/s, delay: 20ms}}
+
+                    """.write(toFile: path, atomically: true, encoding: .utf8)
+                return path
+            }
+
+            /// A scenario `name` that downloads the recorded stream `video` whole over WiFi
+            /// and inspects its package (it asserts integrity), written as `NAME.yaml`: its path.
+            func wholeDownload(_ video: String, name: String) throws -> String {
+                let path = root + "/\(name).yaml"
+                try """
+                    name: \(name)
+                    summary: The recorded stream \(video) downloaded whole over WiFi; its package must hold it byte-exact.
+                    asserts: [integrity]
+                    needs: [inspect]
+                    steps:
+                      - up: wifi
+                      - wait-for-path: [wifi]
+                      - launch
+                      - request: \(video)
+                      - wait-settled: all
+                      - inspect: all
+
+                    """.write(toFile: path, atomically: true, encoding: .utf8)
+                return path
+            }
         }
 
         static func sha256(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
@@ -271,44 +308,16 @@ extension RecordedStreams {
                 let shapes = ["ts", "fmp4", "byterange", "aes", "audio-subs", "discontinuity", "fairplay"]
                 _ = try await scratch.recorder().record(
                     shapes.map { (shape: String) in StreamRecorder.Request(id: shape, url: scratch.origin.url("/\(shape)/master.m3u8")) })
-                try """
-                    name: test-links
-                    description: fast clean links
-                    duration: 5m
-                    interfaces:
-                      wifi: {downlink: {rate: 8Mbit/s, delay: 5ms}, uplink: {rate: 4Mbit/s, delay: 5ms}}
-                      cellular: {expensive: true, downlink: {rate: 4Mbit/s, delay: 20ms}, uplink: {rate: 2Mbit/s, delay: 20ms}}
-
-                    """.write(toFile: scratch.root + "/links.yaml", atomically: true, encoding: .utf8)
-                try """
-                    name: recorded-ts
-                    summary: A recorded MPEG-TS stream downloaded whole over WiFi; its package must hold every segment byte-exact.
-                    asserts: [integrity]
-                    needs: [inspect]
-                    steps:
-                      - up: wifi
-                      - wait-for-path: [wifi]
-                      - launch
-                      - request: ts
-                      - wait-settled: all
-                      - inspect: all
-
-                    """.write(toFile: scratch.root + "/recorded.yaml", atomically: true, encoding: .utf8)
-                for shape in shapes.dropFirst() {
-                    try String(contentsOfFile: scratch.root + "/recorded.yaml", encoding: .utf8)
-                        .replacingOccurrences(of: "request: ts", with: "request: \(shape)")
-                        .replacingOccurrences(of: "name: recorded-ts", with: "name: recorded-\(shape)")
-                        .write(toFile: scratch.root + "/recorded-\(shape).yaml", atomically: true, encoding: .utf8)
-                }
-                let unknown = try await ChildProcess.run(bench, ["scenario", "check", scratch.root + "/recorded.yaml"], timeout: .seconds(60))
+                let links = try scratch.cleanLinks()
+                let files = try shapes.map { try scratch.wholeDownload($0, name: "recorded-\($0)") }
+                let unknown = try await ChildProcess.run(bench, ["scenario", "check", files[0]], timeout: .seconds(60))
                 #expect(unknown.status == 2 && unknown.stderr.contains("unknown video 'ts'"), "\(unknown.stderr)")
                 let known = try await ChildProcess.run(
-                    bench, ["scenario", "check", scratch.root + "/recorded.yaml", "--catalog", scratch.catalog], timeout: .seconds(60))
+                    bench, ["scenario", "check", files[0], "--catalog", scratch.catalog], timeout: .seconds(60))
                 #expect(known.status == 0, "\(known.stderr)")
 
-                let run = ["--profile", scratch.root + "/links.yaml", "--catalog", scratch.catalog,
-                           "--scenario-file", scratch.root + "/recorded.yaml", "--time-limit", "120"]
-                let others = shapes.dropFirst().flatMap { ["--scenario-file", scratch.root + "/recorded-\($0).yaml"] }
+                let run = ["--profile", links, "--catalog", scratch.catalog, "--scenario-file", files[0], "--time-limit", "120"]
+                let others = files.dropFirst().flatMap { ["--scenario-file", $0] }
                 let honest = try await ChildProcess.run(bench, run + others + ["--out", scratch.root + "/honest"], timeout: .seconds(200))
                 #expect(honest.status == 0, "\(honest.stdout)\n\(honest.stderr)")
                 // Each shape's integrity verdict: passed on segments it compared, none vacuously.

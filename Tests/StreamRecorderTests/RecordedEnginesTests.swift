@@ -37,25 +37,7 @@ extension RecordedStreams {
                 }
                 _ = try await scratch.recorder().record(
                     Self.shapes.map { StreamRecorder.Request(id: $0, url: scratch.origin.url("/\($0)/master.m3u8")) })
-                var files: [String] = []
-                for shape in Self.shapes {
-                    let file = scratch.root + "/recorded-\(shape).yaml"
-                    try """
-                        name: recorded-\(shape)
-                        summary: The recorded \(shape) stream downloaded whole over WiFi; its package must hold it byte-exact.
-                        asserts: [integrity]
-                        needs: [inspect]
-                        steps:
-                          - up: wifi
-                          - wait-for-path: [wifi]
-                          - launch
-                          - request: \(shape)
-                          - wait-settled: all
-                          - inspect: all
-
-                        """.write(toFile: file, atomically: true, encoding: .utf8)
-                    files += ["--scenario-file", file]
-                }
+                let files = try Self.shapes.flatMap { ["--scenario-file", try scratch.wholeDownload($0, name: "recorded-\($0)")] }
                 let out = scratch.root + "/run"
                 let run = try await ChildProcess.run(bench, [
                     "--profile", root + "/Profiles/flaky-wifi.yaml", "--catalog", scratch.catalog, "--time-limit", "150",

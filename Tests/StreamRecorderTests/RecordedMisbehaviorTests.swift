@@ -20,21 +20,6 @@ extension RecordedStreams.RecordCommandTests {
 
         """
 
-    static let wholeFMP4 = """
-        name: recorded-fmp4
-        summary: The recorded fMP4 stream downloaded whole; its package must hold its init section and every segment byte-exact.
-        asserts: [integrity]
-        needs: [inspect]
-        steps:
-          - up: wifi
-          - wait-for-path: [wifi]
-          - launch
-          - request: fmp4
-          - wait-settled: all
-          - inspect: all
-
-        """
-
     /// Two ranges stored (progress 50 %), the next two under way for two seconds, then
     /// every connection reset: the engine resumes each range it holds in part.
     static let cutByteRanges = """
@@ -69,16 +54,17 @@ extension RecordedStreams.RecordCommandTests {
             _ = try await scratch.recorder().record(["fmp4", "byterange"].map { (shape: String) in
                 StreamRecorder.Request(id: shape, url: scratch.origin.url("/\(shape)/master.m3u8"))
             })
-            for (name, text) in [("links", Self.slowLinks), ("fmp4", Self.wholeFMP4), ("cut", Self.cutByteRanges)] {
+            for (name, text) in [("links", Self.slowLinks), ("cut", Self.cutByteRanges)] {
                 try text.write(toFile: "\(scratch.root)/\(name).yaml", atomically: true, encoding: .utf8)
             }
+            let wholeFMP4 = try scratch.wholeDownload("fmp4", name: "recorded-fmp4")
             let ranges = try Self.byteRanges(of: scratch.trees + "/byterange/v0/index.m3u8")
             try #require(ranges.count == 4 && ranges.dropFirst().allSatisfy { $0.offset > 0 }, "\(ranges)")
             func run(_ label: String, _ misbehave: [String]) async throws -> (ChildProcess.Outcome, String) {
                 let out = "\(scratch.root)/\(label)"
                 let result = try await ChildProcess.run(bench, [
                     "--profile", scratch.root + "/links.yaml", "--catalog", scratch.catalog, "--time-limit", "120",
-                    "--scenario-file", scratch.root + "/fmp4.yaml", "--scenario-file", scratch.root + "/cut.yaml",
+                    "--scenario-file", wholeFMP4, "--scenario-file", scratch.root + "/cut.yaml",
                     "--out", out,
                 ] + misbehave, timeout: .seconds(200))
                 return (result, out)

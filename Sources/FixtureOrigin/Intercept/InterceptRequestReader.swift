@@ -110,19 +110,10 @@ struct InterceptRequestReader: ByteToMessageDecoder {
         init(_ description: String) { self.description = description }
     }
 
-    /// `host:port` split (brackets of an IPv6 host dropped); nil otherwise.
+    /// `host:port` split (`HostPort.split`), the brackets of an IPv6 host dropped; nil otherwise.
     static func authority(_ text: String) -> (String, UInt16)? {
-        guard let colon = text.lastIndex(of: ":"), colon != text.startIndex,
-              let port = UInt16(text[text.index(after: colon)...]), port > 0
-        else { return nil }
-        var host = String(text[..<colon])
-        if host.hasPrefix("[") {
-            guard host.hasSuffix("]"), host.count > 2 else { return nil }
-            host = String(host.dropFirst().dropLast())
-        } else if host.contains(":") || host.contains(" ") {
-            return nil
-        }
-        return (host, port)
+        guard let (host, port) = HostPort.split(text) else { return nil }
+        return (host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host, port)
     }
 
     private static func headEndIndex(in view: ByteBufferView) -> Int? {

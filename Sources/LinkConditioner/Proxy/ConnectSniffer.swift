@@ -1,3 +1,5 @@
+import BenchCore
+
 /// Reads the first request an app sends on a connection to an interface used as its
 /// forward proxy. A value: `ProxyConnection` feeds it each read until it decides.
 ///
@@ -161,15 +163,7 @@ struct ConnectSniffer {
     }
 
     /// `host:port` split, with a port in 1…65535 (a `[v6]` host keeps its brackets); nil otherwise.
-    static func authority(_ text: String) -> (host: String, port: UInt16)? {
-        guard let colon = text.lastIndex(of: ":"), colon != text.startIndex,
-              let port = UInt16(text[text.index(after: colon)...]), port > 0
-        else { return nil }
-        let host = String(text[..<colon])
-        if host.hasPrefix("[") { return host.hasSuffix("]") && host.count > 2 ? (host, port) : nil }
-        guard !host.contains(":"), !host.contains(" ") else { return nil }
-        return (host, port)
-    }
+    static func authority(_ text: String) -> (host: String, port: UInt16)? { HostPort.split(text) }
 
     /// Where `needle` first occurs in `haystack` at or after `start`.
     private static func firstIndex(of needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {

@@ -8,6 +8,11 @@ import CLibUV
 /// and the connection faults release them. The connection never drops data
 /// silently: bytes are delivered, discarded with an event (reset, close, removal),
 /// or still pending in the link.
+///
+/// Over 500 lines on purpose: the first-request reading (CONNECT tunnels, a forward proxy
+/// for any host, interception) works the same private state as the pipes (the stage, the
+/// bytes held while blackholed, what goes upstream first), and an extension in another
+/// file would need all of it made internal to the module.
 final class ProxyConnection {
     enum Stage: Equatable {
         /// Accepted; waiting for slow connect or for a blackholed interface to come back.
