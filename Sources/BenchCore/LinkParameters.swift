@@ -55,33 +55,54 @@ public struct LinkDirectionParameters: Equatable, Sendable {
     /// Bytes that may wait at the bottleneck before the conditioner stops reading
     /// from the sender (backpressure); nil means the default (1 MiB).
     public var queueLimitBytes: Int?
+    /// While true, every byte read from this direction's sender is thrown away as it
+    /// arrives: never queued, delayed or delivered, and never a cause of backpressure (the
+    /// sender is read as fast as it sends). Counted per interface
+    /// (`InterfaceCounters.bytesDiscardedDownlink`, `…Uplink`), not as forwarded. Bytes
+    /// already in the link when it is set still arrive; ends (EOF) still pass. Default false.
+    /// (toxiproxy's `timeout` toxic, with `ConnectionFaults.closeAfterTime` for its timeout.)
+    public var discards: Bool
+    /// Each connection's bytes of this direction delivered in slices (`Slicing`), each
+    /// written on its own, a gap apart, after rate, loss and delay; nil (the default):
+    /// bytes are written as the link releases them. (toxiproxy's `slicer` toxic.)
+    public var slicing: Slicing?
 
     public init(
         rate: RateSpec = .unlimited,
         delay: Duration = .zero,
         jitter: Duration = .zero,
         loss: LossModel = .none,
-        queueLimitBytes: Int? = nil
+        queueLimitBytes: Int? = nil,
+        discards: Bool = false,
+        slicing: Slicing? = nil
     ) {
         self.rate = rate
         self.delay = delay
         self.jitter = jitter
         self.loss = loss
         self.queueLimitBytes = queueLimitBytes
+        self.discards = discards
+        self.slicing = slicing
     }
 
     /// A link that changes nothing.
     public static let transparent = LinkDirectionParameters()
 
-    /// True when bytes can be forwarded with no scheduling at all.
+    /// True when bytes can be forwarded with no scheduling at all (no rate, delay,
+    /// jitter, loss or slicing). Says nothing of `discards`, which drops bytes before any
+    /// scheduling.
     public var isTransparent: Bool {
-        rate == .unlimited && delay == .zero && jitter == .zero && loss == .none
+        rate == .unlimited && delay == .zero && jitter == .zero && loss == .none && slicing == nil
     }
 }
 
 /// Faults injected into single connections of an interface.
 ///
-/// Byte counts are bytes forwarded on the connection, both directions together.
+/// Byte counts are bytes forwarded on the connection, both directions together. Times
+/// count from the connection's acceptance by the conditioner; a time setting that arrives
+/// live applies to open connections by their age (one already older is ended at once),
+/// and one removed (nil) stops for them. Time-based faults, like every stage, wait while
+/// the interface is blackholed: one that fell due meanwhile fires once it is up.
 public struct ConnectionFaults: Equatable, Sendable {
     /// Reset (RST both sides) once this many bytes were forwarded.
     public var resetAfterBytes: Int?
@@ -91,17 +112,39 @@ public struct ConnectionFaults: Equatable, Sendable {
     public var closeAfterBytes: Int?
     /// Slow connect: when set, the accept hand-off is delayed by one RTT plus this extra.
     public var slowConnectExtra: Duration?
+    /// Reset (RST both sides, `connectionReset`) every connection once it has been open
+    /// this long; `.zero` (or less) resets it as soon as it is accepted, before any byte is
+    /// forwarded. When it falls on the same instant as `closeAfterTime`, the reset wins.
+    /// (toxiproxy's `reset_peer` toxic with its `timeout`.)
+    public var resetAfterTime: Duration?
+    /// Close gracefully (FIN both sides, dropping what the link still holds, as
+    /// `closeAfterBytes` does) every connection once it has been open this long; `.zero`
+    /// (or less) closes it as soon as it is accepted. (With `LinkDirectionParameters.discards`,
+    /// toxiproxy's `timeout` toxic.)
+    public var closeAfterTime: Duration?
+    /// Slow close: when one side of a connection ends (EOF), its end reaches the other
+    /// side this much later than it would have (after what was sent before it has been
+    /// delivered); meanwhile the other side's socket stays open and bytes still flow the
+    /// other way. A reset is passed at once. `.zero` or less: no delay.
+    /// (toxiproxy's `slow_close` toxic.)
+    public var closeDelay: Duration?
 
     public init(
         resetAfterBytes: Int? = nil,
         resetProbabilityPerMB: Double = 0,
         closeAfterBytes: Int? = nil,
-        slowConnectExtra: Duration? = nil
+        slowConnectExtra: Duration? = nil,
+        resetAfterTime: Duration? = nil,
+        closeAfterTime: Duration? = nil,
+        closeDelay: Duration? = nil
     ) {
         self.resetAfterBytes = resetAfterBytes
         self.resetProbabilityPerMB = resetProbabilityPerMB
         self.closeAfterBytes = closeAfterBytes
         self.slowConnectExtra = slowConnectExtra
+        self.resetAfterTime = resetAfterTime
+        self.closeAfterTime = closeAfterTime
+        self.closeDelay = closeDelay
     }
 
     public static let none = ConnectionFaults()

@@ -96,6 +96,8 @@ extension InterfaceSetup {
             if new.queueLimitBytes != was.queueLimitBytes {
                 changes.append("\(name) queue \(new.queueLimitBytes.map { Units.format(bytes: $0) } ?? "default")")
             }
+            if new.discards != was.discards { changes.append(new.discards ? "\(name) discards" : "\(name) delivers") }
+            if new.slicing != was.slicing { changes.append("\(name) \(new.slicing?.summary ?? "no slicing")") }
         }
         if link.faults != old.link.faults { changes.append("faults \(link.faults.summary)") }
         return changes
@@ -103,16 +105,27 @@ extension InterfaceSetup {
 }
 
 extension LinkDirectionParameters {
-    /// `780kbit/s, 100ms ±10ms, loss 1%, queue 256KiB`, or `unshaped`.
+    /// `780kbit/s, 100ms ±10ms, loss 1%, queue 256KiB, slices 100B ±20B every 1ms, discards`,
+    /// or `unshaped`.
     public var summary: String {
-        if isTransparent && queueLimitBytes == nil { return "unshaped" }
+        if isTransparent && queueLimitBytes == nil && !discards { return "unshaped" }
         var parts = [Units.format(rate)]
         if delay != .zero || jitter != .zero {
             parts.append(Units.format(delay) + (jitter == .zero ? "" : " ±\(Units.format(jitter))"))
         }
         if loss != .none { parts.append(loss.summary) }
         if let queueLimitBytes { parts.append("queue \(Units.format(bytes: queueLimitBytes))") }
+        if let slicing { parts.append(slicing.summary) }
+        if discards { parts.append("discards") }
         return parts.joined(separator: ", ")
+    }
+}
+
+extension LinkDirectionParameters.Slicing {
+    /// `slices 100B ±20B every 1ms`.
+    public var summary: String {
+        "slices \(averageBytes)B" + (variationBytes == 0 ? "" : " ±\(variationBytes)B")
+            + (gap == .zero ? "" : " every \(Units.format(gap))")
     }
 }
 
@@ -131,13 +144,17 @@ extension LossModel {
 }
 
 extension ConnectionFaults {
-    /// `reset after 5MB, reset 1%/MB, close after 10MB, slow connect +300ms`, or `none`.
+    /// `reset after 5MB, reset 1%/MB, close after 10MB, slow connect +300ms, reset after 2s open,
+    /// close after 5s open, close delay 1s`, or `none`.
     public var summary: String {
         var parts: [String] = []
         if let resetAfterBytes { parts.append("reset after \(Units.format(bytes: resetAfterBytes))") }
         if resetProbabilityPerMB > 0 { parts.append("reset \(Units.format(probability: resetProbabilityPerMB))/MB") }
         if let closeAfterBytes { parts.append("close after \(Units.format(bytes: closeAfterBytes))") }
         if let slowConnectExtra { parts.append("slow connect +\(Units.format(slowConnectExtra))") }
+        if let resetAfterTime { parts.append("reset after \(Units.format(resetAfterTime)) open") }
+        if let closeAfterTime { parts.append("close after \(Units.format(closeAfterTime)) open") }
+        if let closeDelay { parts.append("close delay \(Units.format(closeDelay))") }
         return parts.isEmpty ? "none" : parts.joined(separator: ", ")
     }
 }

@@ -6,8 +6,10 @@ import Foundation
 /// (patching the setup as it was just before the phase).
 extension ProfileReader {
     static let interfaceKeys = ["state", "expensive", "constrained", "latency", "downlink", "uplink", "faults"]
-    static let directionKeys = ["rate", "delay", "jitter", "loss", "queue"]
-    static let faultKeys = ["reset_after", "reset_per_mb", "close_after", "slow_connect"]
+    static let directionKeys = ["rate", "delay", "jitter", "loss", "queue", "discard", "slicing"]
+    static let faultKeys = ["reset_after", "reset_per_mb", "close_after", "slow_connect",
+                            "reset_after_time", "close_after_time", "close_delay"]
+    static let slicingKeys = ["average", "variation", "gap"]
     static let traceKeys = ["trace", "format", "unit", "loops"]
     static let stateExamples = "up, down, or {down: reset | blackhole | refuse}"
 
@@ -71,7 +73,7 @@ extension ProfileReader {
         }
     }
 
-    /// Patches one direction: rate, delay, jitter, loss, queue.
+    /// Patches one direction: rate, delay, jitter, loss, queue, discard, slicing.
     func applyDirection(
         _ value: YAMLValue, _ direction: Direction, to parameters: inout LinkDirectionParameters
     ) throws(ProfileError) {
@@ -89,6 +91,24 @@ extension ProfileReader {
                 return bytes
             }
         }
+        if let v = fields["discard"] { parameters.discards = try v.bool() }
+        if let v = fields["slicing"] {
+            parameters.slicing = try optional(v) { v throws(ProfileError) in try slicing(v) }
+        }
+    }
+
+    /// `{average: 100, variation: 20, gap: 1ms}`: sizes in bytes (`variation` and `gap`
+    /// default to 0), checked by `Slicing.validationError`.
+    func slicing(_ value: YAMLValue) throws(ProfileError) -> LinkDirectionParameters.Slicing {
+        let examples = "a slicing like {average: 100, variation: 20, gap: 1ms}"
+        let fields = try value.mapping(allowed: Self.slicingKeys, expecting: examples)
+        let average = try fields.required("average", expecting: "the average slice size, e.g. 100 or 1KiB")
+            .parse(Units.parseSize, expecting: Units.sizeExamples)
+        let variation = try fields["variation"]?.parse(Units.parseSize, expecting: Units.sizeExamples) ?? 0
+        let gap = try fields["gap"]?.parse(Units.parseDuration, expecting: Units.durationExamples) ?? .zero
+        let slicing = LinkDirectionParameters.Slicing(averageBytes: average, variationBytes: variation, gap: gap)
+        if let problem = slicing.validationError { throw value.error(.invalidValue, "\(problem); expected \(examples)") }
+        return slicing
     }
 
     /// A constant rate, `unlimited`, or `{trace: FILE, format:, unit:, loops:}`.
@@ -168,11 +188,15 @@ extension ProfileReader {
         if let v = fields["close_after"] {
             faults.closeAfterBytes = try optional(v) { v throws(ProfileError) in try v.parse(Units.parseSize, expecting: Units.sizeExamples) }
         }
-        if let v = fields["slow_connect"] {
-            faults.slowConnectExtra = try optional(v) { v throws(ProfileError) in
-                try v.parse(Units.parseDuration, expecting: Units.durationExamples)
-            }
-        }
+        if let v = fields["slow_connect"] { faults.slowConnectExtra = try optionalDuration(v) }
+        if let v = fields["reset_after_time"] { faults.resetAfterTime = try optionalDuration(v) }
+        if let v = fields["close_after_time"] { faults.closeAfterTime = try optionalDuration(v) }
+        if let v = fields["close_delay"] { faults.closeDelay = try optionalDuration(v) }
+    }
+
+    /// A duration, or nil for `none` or null.
+    private func optionalDuration(_ value: YAMLValue) throws(ProfileError) -> Duration? {
+        try optional(value) { v throws(ProfileError) in try v.parse(Units.parseDuration, expecting: Units.durationExamples) }
     }
 
     /// `immediate`, `withheld`, or `{delay: 2s}`.

@@ -72,9 +72,10 @@ extension ConditionerCore {
             pump(runtime, direction)  // serve what finished under the old parameters first
             runtime.links[direction].update(parameters: link[direction], retransmissionTimeout: rto, now: now)
         }
-        runtime.links.faults.update(settings: link.faults)
+        runtime.links.update(faults: link.faults)
         emit(.linkChanged(interface: kind, summary: runtime.setup.summary))
         for direction in Direction.allCases { pump(runtime, direction) }
+        fireTimers(runtime)  // a connection already older than a new time fault ends now
     }
 
     /// Ends every open connection of an interface that stays up: RST or FIN both sides,
@@ -126,6 +127,7 @@ extension ConditionerCore {
         for direction in Direction.allCases {
             runtime.links[direction].update(parameters: runtime.setup.link[direction], retransmissionTimeout: rto, now: now)
         }
+        fireTimers(runtime)  // what fell due while blackholed, before anything moves again
         for connection in runtime.connections.values.sorted(by: { $0.id < $1.id }) {
             if connection.stage == .held {
                 startConnecting(connection, runtime)

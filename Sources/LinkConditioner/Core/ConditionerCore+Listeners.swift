@@ -74,6 +74,7 @@ extension ConditionerCore {
         runtime.connections[id] = connection
         counters[runtime.kind]?.connectionsAccepted += 1
         emit(.connectionAccepted(connection: id, interface: runtime.kind, peer: connection.peer))
+        guard openTimers(connection, runtime) else { return }  // reset or closed after a time of zero
         guard runtime.isForwarding else {  // blackholed: held until the interface is up
             connection.holdWhileBlackholed()
             return

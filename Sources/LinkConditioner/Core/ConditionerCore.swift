@@ -92,6 +92,11 @@ final class ConditionerCore {
     /// Bytes were read from a connection: hand them to the link.
     func submit(_ payload: SliceRun, from connection: ProxyConnection, direction: Direction) {
         guard let runtime = interfaces[connection.interface] else { return }
+        if runtime.discards(direction) {
+            // Thrown away as it arrives: never queued, so never a cause of backpressure.
+            counters[runtime.kind]?.countDiscarded(payload.count, direction)
+            return
+        }
         let queuedAhead = connection[direction].bytesInLink
         connection[direction].bytesInLink += payload.count  // until `perform` delivers them
         if runtime.isForwarding, runtime.setup.link[direction].isTransparent, queuedAhead == 0 {
@@ -205,6 +210,7 @@ final class ConditionerCore {
             if runtime.isForwarding { connectNow(connection, runtime) }
         }
         for runtime in interfaces.values {
+            fireTimers(runtime)
             for direction in Direction.allCases { pump(runtime, direction) }
         }
         rearm()

@@ -3,7 +3,11 @@ import BenchCore
 /// The loop-thread state of one interface: its setup, listener, links and connections.
 final class InterfaceRuntime {
     let kind: InterfaceKind
-    var setup: InterfaceSetup
+    var setup: InterfaceSetup {
+        didSet { cacheDiscards() }
+    }
+    /// `setup.link[direction].discards`, kept as plain flags: read on every read.
+    private var discardsDownlink = false, discardsUplink = false
     /// The address clients connect to (port resolved after the first bind).
     var endpoint: SocketAddress
     /// The listening (or, while refusing, merely bound) socket.
@@ -23,6 +27,17 @@ final class InterfaceRuntime {
         self.endpoint = endpoint
         self.countsRefusals = countsRefusals
         links = InterfaceLinks(kind: kind, link: setup.link, generator: generator, now: now)
+        cacheDiscards()
+    }
+
+    /// Whether bytes read in `direction` are thrown away (`LinkDirectionParameters.discards`).
+    func discards(_ direction: Direction) -> Bool {
+        direction == .downlink ? discardsDownlink : discardsUplink
+    }
+
+    private func cacheDiscards() {
+        discardsDownlink = setup.link.downlink.discards
+        discardsUplink = setup.link.uplink.discards
     }
 
     /// The earliest deadline of the links, read in place: calling a method on a struct

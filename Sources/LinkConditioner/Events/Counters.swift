@@ -13,12 +13,21 @@ public struct InterfaceCounters: Codable, Equatable, Sendable {
     public var upstreamFailures = 0
     public var packetsLostDownlink = 0
     public var packetsLostUplink = 0
+    /// Bytes read from senders and thrown away while their direction discarded
+    /// (`LinkDirectionParameters.discards`): never forwarded, so not in `bytesDownlink`.
+    public var bytesDiscardedDownlink = 0
+    /// The same for the uplink (what the app sent).
+    public var bytesDiscardedUplink = 0
 
     public init() {}
 
     public subscript(bytes direction: Direction) -> Int {
         get { direction == .downlink ? bytesDownlink : bytesUplink }
         set { if direction == .downlink { bytesDownlink = newValue } else { bytesUplink = newValue } }
+    }
+
+    mutating func countDiscarded(_ bytes: Int, _ direction: Direction) {
+        if direction == .downlink { bytesDiscardedDownlink += bytes } else { bytesDiscardedUplink += bytes }
     }
 
     mutating func countLoss(_ direction: Direction) {

@@ -19,6 +19,10 @@ struct Pipe {
     var sourceEnded = false
     /// We sent FIN to the destination.
     var shutdownStarted = false
+    /// The source's end is waiting out the interface's close delay (slow close).
+    var endHeld = false
+    /// The close delay is over: the source's end may pass.
+    var endPassed = false
     /// Total forwarded (released to the destination).
     var total = 0
     /// `total` at the last progress event.

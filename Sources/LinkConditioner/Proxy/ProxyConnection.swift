@@ -488,9 +488,23 @@ final class ProxyConnection {
         }
     }
 
+    /// The close delay of `direction`'s end is over (`ConnectionTimers`): it passes now.
+    func passEnd(_ direction: Direction) {
+        self[direction].endPassed = true
+        finishIfDrained(direction)
+    }
+
     private func finishIfDrained(_ direction: Direction) {
         guard stage == .open, self[direction].sourceEnded, isDrained(direction), !self[direction].shutdownStarted,
               let destination = destination(direction) else { return }
+        // Slow close: the end waits out the interface's close delay first.
+        if !self[direction].endPassed {
+            guard !self[direction].endHeld else { return }
+            if core.holdsEnd(of: self, direction) {
+                self[direction].endHeld = true
+                return
+            }
+        }
         self[direction].shutdownStarted = true
         destination.shutdown { [weak self] _ in
             guard let self else { return }

@@ -1,8 +1,9 @@
 import BenchCore
 
 /// One interface's byte path: a `LinkChain` per direction (queue and rate, loss,
-/// delay), then the `ConnectionFaultStage` both directions share, since a
-/// connection's fault thresholds count its bytes both ways.
+/// delay, slicing), then the `ConnectionFaultStage` both directions share, since a
+/// connection's fault thresholds count its bytes both ways; beside them the faults that
+/// keep time (`ConnectionTimers`), whose deadlines `nextDeadline()` includes.
 ///
 /// Owned by the interface's runtime on the loop thread. The driver enqueues what it
 /// reads into `self[direction]`, calls `advance(_:to:)` when the deadline comes (or
@@ -14,6 +15,7 @@ struct InterfaceLinks<Payload: LinkPayload> {
     var downlink: LinkChain<Payload>
     var uplink: LinkChain<Payload>
     var faults: ConnectionFaultStage<Payload>
+    var timers: ConnectionTimers
 
     /// - Parameters:
     ///   - generator: the conditioner's root stream: each direction draws from
@@ -26,6 +28,13 @@ struct InterfaceLinks<Payload: LinkPayload> {
         uplink = LinkChain(parameters: link.uplink, retransmissionTimeout: rto,
                            generator: generator.derived("\(kind).uplink"), now: now)
         faults = ConnectionFaultStage(settings: link.faults, generator: generator)
+        timers = ConnectionTimers(faults: link.faults)
+    }
+
+    /// A live change of the connection faults, byte counts and timers alike.
+    mutating func update(faults settings: ConnectionFaults) {
+        faults.update(settings: settings)
+        timers.update(faults: settings)
     }
 
     subscript(direction: Direction) -> LinkChain<Payload> {
@@ -74,17 +83,20 @@ struct InterfaceLinks<Payload: LinkPayload> {
         }
     }
 
-    /// The earliest deadline of either chain.
+    /// The earliest deadline of either chain and of the timers.
     func nextDeadline() -> UInt64? {
-        switch (downlink.nextDeadline(), uplink.nextDeadline()) {
-        case let (d?, u?): return min(d, u)
-        case let (d, u): return d ?? u
+        let linked: UInt64? = switch (downlink.nextDeadline(), uplink.nextDeadline()) {
+        case let (d?, u?): min(d, u)
+        case let (d, u): d ?? u
         }
+        guard timers.isArmed, let timed = timers.nextDeadline() else { return linked }
+        return min(linked ?? timed, timed)
     }
 
-    /// Forgets a connection in every stage. Returns the bytes discarded.
+    /// Forgets a connection in every stage and in the timers. Returns the bytes discarded.
     mutating func removeConnection(_ connection: ConnectionID) -> Int {
-        downlink.removeConnection(connection) + uplink.removeConnection(connection)
+        timers.remove(connection)
+        return downlink.removeConnection(connection) + uplink.removeConnection(connection)
             + faults.removeConnection(connection)
     }
 }

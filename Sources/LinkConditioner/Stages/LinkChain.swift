@@ -1,7 +1,7 @@
 import BenchCore
 
 /// One interface's link in one direction: the stages bytes cross, in the order
-/// they meet them (queue and rate, then loss, then delay).
+/// they meet them (queue and rate, then loss, then delay, then slicing).
 ///
 /// A pure state machine in the mahimahi mould: the libuv driver calls `enqueue`
 /// when it reads bytes from a sender, and `advance(to:)` (through
@@ -17,6 +17,9 @@ import BenchCore
 ///   one goes back to the bottleneck, holding its connection for the retransmission
 ///   timeout and charged to the link again.
 /// - `DelayStage`: one-way delay and jitter that never reorders a connection.
+/// - `SlicingStage`: when the direction slices, each connection's bytes leave in slices
+///   a gap apart, each its own `.deliver` (so the driver writes it on its own); skipped
+///   while it slices nothing and holds nothing.
 ///
 /// Nothing is dropped on the floor: every enqueued byte is delivered, or counted
 /// by `removeConnection`.
@@ -24,27 +27,33 @@ struct LinkChain<Payload: LinkPayload> {
     private(set) var bottleneck: BottleneckStage<Payload>
     private(set) var loss: LossStage<Payload>
     private(set) var delay: DelayStage<Payload>
+    private(set) var slicing: SlicingStage<Payload>
 
     /// - Parameters:
     ///   - parameters: the direction's link (rate, delay, jitter, loss).
     ///   - retransmissionTimeout: hold after a loss in ns (`InterfaceLink.retransmissionTimeout`).
     ///   - generator: a dedicated stream, e.g. `seed.derived("wifi.downlink")`: loss draws
-    ///     from it, jitter from `generator.derived("jitter")`.
+    ///     from it, jitter from `generator.derived("jitter")`, each connection's slice sizes
+    ///     from `generator.derived("slicing").derived("connection.<id>")`.
     ///   - now: monotonic ns; a trace starts here.
     init(parameters: LinkDirectionParameters, retransmissionTimeout: UInt64, generator: SeededGenerator, now: UInt64) {
         bottleneck = BottleneckStage(settings: BottleneckSettings(rate: parameters.rate), now: now)
         loss = LossStage(settings: LossSettings(model: parameters.loss, retransmissionTimeout: retransmissionTimeout),
                          generator: generator)
         delay = DelayStage(settings: DelaySettings(parameters), generator: generator.derived("jitter"))
+        slicing = SlicingStage(settings: parameters.slicing.map(SlicingSettings.init),
+                               generator: generator.derived("slicing"))
     }
 
     /// A live change of the link (or a restart after the link was dead): see
     /// `BottleneckStage.update` for the rate. Bytes already on the delay line keep
-    /// their release times; connections already held keep their hold.
+    /// their release times; connections already held keep their hold; bytes waiting to be
+    /// sliced are sliced by the new setting (all at once when slicing is removed).
     mutating func update(parameters: LinkDirectionParameters, retransmissionTimeout: UInt64, now: UInt64) {
         bottleneck.update(settings: BottleneckSettings(rate: parameters.rate), now: now)
         loss.update(settings: LossSettings(model: parameters.loss, retransmissionTimeout: retransmissionTimeout))
         delay.update(settings: DelaySettings(parameters))
+        slicing.update(settings: parameters.slicing.map(SlicingSettings.init))
     }
 
     /// Queues bytes read from the sender of `connection` at `now`.
@@ -76,8 +85,16 @@ struct LinkChain<Payload: LinkPayload> {
             }
         }
         while let released = delay.dequeue(readyBy: now) {
-            keys.append((released.at, 0))
-            outputs.append(.deliver(released.connection, released.payload))
+            if slicing.isPassive {
+                keys.append((released.at, 0))
+                outputs.append(.deliver(released.connection, released.payload))
+            } else {
+                slicing.enqueue(released)
+            }
+        }
+        while let slice = slicing.dequeue(readyBy: now) {
+            keys.append((slice.at, 0))
+            outputs.append(.deliver(slice.connection, slice.payload))
         }
         // Usually already in order; otherwise a stable sort by key.
         guard outputs.count > 1,
@@ -89,30 +106,34 @@ struct LinkChain<Payload: LinkPayload> {
     /// Absolute ns at which `advance` should be called next; nil when nothing can
     /// happen without a new event (nothing pending, or only bytes behind a stalled link).
     func nextDeadline() -> UInt64? {
-        switch (bottleneck.nextDeadline(), delay.nextDeadline()) {
-        case let (b?, d?): return min(b, d)
-        case let (b, d): return b ?? d
+        let linked: UInt64? = switch (bottleneck.nextDeadline(), delay.nextDeadline()) {
+        case let (b?, d?): min(b, d)
+        case let (b, d): b ?? d
         }
+        guard let sliced = slicing.nextDeadline() else { return linked }
+        return min(linked ?? sliced, sliced)
     }
 
     /// Bytes of `connection` not yet delivered (every stage).
     func pendingBytes(for connection: ConnectionID) -> Int {
         bottleneck.pendingBytes(for: connection) + loss.pendingBytes(for: connection)
-            + delay.pendingBytes(for: connection)
+            + delay.pendingBytes(for: connection) + slicing.pendingBytes(for: connection)
     }
 
     /// Forgets a connection (it closed or was reset). Returns the bytes discarded,
     /// wherever they were.
     mutating func removeConnection(_ connection: ConnectionID) -> Int {
         bottleneck.removeConnection(connection) + loss.removeConnection(connection)
-            + delay.removeConnection(connection)
+            + delay.removeConnection(connection) + slicing.removeConnection(connection)
     }
 
     /// Bytes waiting at the bottleneck across all connections.
     var bottleneckBytes: Int { bottleneck.queuedBytes }
 
     /// True when nothing is pending anywhere.
-    var isIdle: Bool { bottleneck.queuedBytes == 0 && delay.bytesInFlight == 0 && loss.nextDeadline() == nil }
+    var isIdle: Bool {
+        bottleneck.queuedBytes == 0 && delay.bytesInFlight == 0 && loss.nextDeadline() == nil && slicing.queuedBytes == 0
+    }
 }
 
 extension LinkChain: Sendable where Payload: Sendable {}
