@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "BenchReports", targets: ["BenchReports"]),
         .library(name: "ClientComparison", targets: ["ClientComparison"]),
         .library(name: "Performance", targets: ["Performance"]),
+        .library(name: "ControlAPI", targets: ["ControlAPI"]),
         // For app developers: links into an app's debug build (Foundation only).
         .library(name: "DeadzoneKit", targets: ["DeadzoneKit"]),
         .executable(name: "deadzone-urlsession-example", targets: ["URLSessionExample"]),
@@ -132,6 +133,16 @@ let package = Package(
                 "BenchCore", "LinkConditioner", "FixtureOrigin", "OfflineDownloads", .product(name: "Yams", package: "Yams"),
             ]
         ),
+        // `bench proxy --api`: toxiproxy's REST API over the link conditioner.
+        .target(
+            name: "ControlAPI",
+            dependencies: [
+                "BenchCore", "LinkConditioner",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "BenchReports",
             dependencies: [
@@ -155,6 +166,7 @@ let package = Package(
                 "BenchReports",
                 "Performance",
                 "StreamRecorder",
+                "ControlAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -179,6 +191,16 @@ let package = Package(
         .testTarget(
             name: "OfflineDownloadsTests",
             dependencies: ["TestSupport", "OfflineDownloads", "BenchCore", "HLSPlaylist", "FixtureOrigin", "LinkConditioner"]
+        ),
+        .testTarget(
+            name: "ControlAPITests",
+            dependencies: [
+                "TestSupport", "ControlAPI", "BenchCore", "LinkConditioner",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
         .testTarget(name: "LinkConditionerTests", dependencies: ["TestSupport", "LinkConditioner", "BenchCore", "CLibUV"]),
         .testTarget(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BenchCore
+import ControlAPI
 import Foundation
 import LinkConditioner
 
@@ -14,11 +15,22 @@ struct ProxyCommand: AsyncParsableCommand {
             Example: swift run bench proxy --profile Profiles/3g.yaml --upstream 127.0.0.1:8080
             As an HTTP proxy for any host: swift run bench proxy --profile Profiles/3g.yaml --http-proxy
             Seeing inside one host's HTTPS: swift run bench proxy --profile Profiles/3g.yaml --http-proxy --intercept cdn.example.com
+            Driven by a test, as toxiproxy is (docs/control-api.md): swift run bench proxy --api 127.0.0.1:8474
             """
     )
 
-    @Option(help: "The network profile (YAML).")
-    var profile: String
+    @Option(help: "The network profile (YAML); with --api alone, none is needed.")
+    var profile: String?
+
+    @Option(name: .customLong("api"), help: ArgumentHelp(
+        "Serve toxiproxy's REST API on HOST:PORT (or PORT, on 127.0.0.1; toxiproxy's is 8474).",
+        discussion: "Its clients create proxies (POST /proxies), add toxics (latency, bandwidth, timeout, reset_peer, slow_close, slicer, limit_data, packet_loss) and take them down (enabled: false); each proxy is a link of Deadzone's conditioner. Alone, or beside a profile's interfaces. See docs/control-api.md."))
+    var api: String?
+
+    @Option(name: .customLong("api-token"), help: ArgumentHelp(
+        "A token every API request must carry (Authorization: Bearer TOKEN); needed to bind the API beyond loopback.",
+        discussion: "Also read from DEADZONE_API_TOKEN. Clients that cannot send headers may use http://user:TOKEN@HOST:PORT (HTTP Basic)."))
+    var apiToken: String?
 
     @Option(help: "HOST:PORT every interface forwards to (or --http-proxy).")
     var upstream: String?
@@ -63,6 +75,24 @@ struct ProxyCommand: AsyncParsableCommand {
     var seed: UInt64?
 
     func validate() throws {
+        if let api {
+            guard APIAddress(parsing: api) != nil else {
+                throw ValidationError("--api expects HOST:PORT or PORT, e.g. 127.0.0.1:8474 (got '\(api)')")
+            }
+            let host = APIAddress(parsing: api)!.host
+            if !ControlServer.isLoopback(host), resolvedToken == nil {
+                throw ValidationError("--api \(api) would be reachable beyond this machine: give --api-token TOKEN (or DEADZONE_API_TOKEN), or bind 127.0.0.1")
+            }
+            if profile == nil {
+                guard upstream == nil, !httpProxy, intercept.isEmpty else {
+                    throw ValidationError("--upstream, --http-proxy and --intercept concern a profile's interfaces: give --profile too")
+                }
+                return
+            }
+        } else if apiToken != nil {
+            throw ValidationError("--api-token guards the API: give --api HOST:PORT")
+        }
+        if profile == nil { throw ValidationError("give --profile FILE (or --api HOST:PORT to be driven through toxiproxy's API)") }
         switch (upstream, httpProxy) {
         case (nil, false): throw ValidationError("give --upstream HOST:PORT, or --http-proxy to forward to any host")
         case (.some, true): throw ValidationError("--upstream and --http-proxy exclude each other: an HTTP proxy's upstream is what each request names")
@@ -94,7 +124,18 @@ struct ProxyCommand: AsyncParsableCommand {
         }
     }
 
+    /// The API's token: --api-token, else DEADZONE_API_TOKEN.
+    var resolvedToken: String? {
+        apiToken ?? ProcessInfo.processInfo.environment["DEADZONE_API_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     func run() async throws {
+        var control: ProxyAPI?
+        if let api { control = try await ProxyAPI.start(api, token: resolvedToken) }
+        guard let profile else {
+            await control?.runUntilInterrupted(limit: duration.flatMap { $0 == "forever" ? nil : try? Units.parseDuration($0) })
+            return
+        }
         var loaded: Profile
         do { loaded = try Profile.load(contentsOf: profile) } catch { exitBadInput("\(error)") }
         if let seed { loaded.seed = seed }
@@ -141,6 +182,7 @@ struct ProxyCommand: AsyncParsableCommand {
         case nil: loaded.duration
         }
         await waitForInterrupt(orAfter: limit)
+        await control?.stop()
         let snapshot = await conditioner.snapshot()
         let closeResult = await conditioner.stop()
         // The event log's last writes are waited for off the cooperative pool.
