@@ -90,7 +90,7 @@ struct DiscardAndSlicingLiveTests {
         #expect(bytes == pattern(body))
         // At least ⌈65536 / 1200⌉ = 55 slices, so at least 54 gaps of 3 ms.
         #expect(elapsed >= .milliseconds(54 * 3), "the body came in \(elapsed)")
-        #expect(elapsed < .seconds(10), "the body came in \(elapsed)")
+        #expect(elapsed < .seconds(60), "the body came in \(elapsed)")
         #expect(reads > 1, "the body came in one read")
     }
 }
