@@ -46,31 +46,21 @@ public enum ToxicLink {
     /// Where Deadzone's link differs from toxiproxy's toxics, for the toxics given (said in
     /// `GET /proxies` and in docs/control-api.md).
     public static func differences(for toxics: [Toxic]) -> [String] {
-        var notes: [String] = []
         let types = Set(toxics.filter(\.isActive).map(\.type))
-        if types.contains(.bandwidth) {
-            notes.append("bandwidth: the rate is shared fairly by every connection of the proxy (one link), not given to each connection")
-        }
-        if types.contains(.latency) {
-            notes.append("latency: one delay line per direction of the link; jitter varies each delivery within ±jitter and never reorders bytes")
-        }
-        if types.contains(.limitData) {
-            notes.append("limit_data: bytes are counted over both directions of a connection together, whatever its stream")
-        }
-        if !types.isDisjoint(with: [.timeout, .resetPeer]) {
-            notes.append("timeout, reset_peer: the time counts from the connection's opening (one already older when the toxic arrives ends at once); toxiproxy counts from the toxic's arrival")
-        }
-        if types.contains(.timeout) {
-            notes.append("timeout: the bytes are discarded but the sender's own end (FIN) still reaches the other side; toxiproxy withholds it too")
-        }
-        if types.contains(.slowClose) {
-            notes.append("slow_close: either side's end reaches the other side delay later, whatever its stream")
-        }
-        if types.contains(.packetLoss) {
-            notes.append("packet_loss (Deadzone's): a lost MTU holds its connection for a retransmission timeout, as TCP under loss does")
-        }
-        return notes
+        return differenceNotes.filter { !types.isDisjoint(with: $0.types) }.map(\.note)
     }
+
+    /// Each difference, and the toxic types it concerns, in the order said.
+    private static let differenceNotes: [(types: Set<ToxicType>, note: String)] = [
+        ([.bandwidth], "bandwidth: the rate is shared fairly by every connection of the proxy (one link), not given to each connection"),
+        ([.latency], "latency: one delay line per direction of the link; jitter varies each delivery within ±jitter and never reorders bytes"),
+        ([.limitData], "limit_data: bytes are counted over both directions of a connection together, whatever its stream"),
+        ([.timeout, .resetPeer],
+         "timeout, reset_peer: the time counts from the connection's opening (one already older when the toxic arrives ends at once); toxiproxy counts from the toxic's arrival"),
+        ([.timeout], "timeout: the bytes are discarded but the sender's own end (FIN) still reaches the other side; toxiproxy withholds it too"),
+        ([.slowClose], "slow_close: either side's end reaches the other side delay later, whatever its stream"),
+        ([.packetLoss], "packet_loss (Deadzone's): a lost MTU holds its connection for a retransmission timeout, as TCP under loss does"),
+    ]
 
     /// `downlink 80kbit/s, 100ms | uplink unshaped | faults: …`.
     public static func summary(of link: InterfaceLink) -> String {

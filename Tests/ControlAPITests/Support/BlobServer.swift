@@ -38,6 +38,7 @@ final class BlobServer: Sendable {
     }
 
     private final class Answer: ChannelInboundHandler, @unchecked Sendable {
+        // @unchecked: one per channel, its state touched on that channel's event loop only.
         typealias InboundIn = ByteBuffer
         typealias OutboundOut = ByteBuffer
         let size: Int
