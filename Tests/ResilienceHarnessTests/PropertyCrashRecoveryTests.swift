@@ -115,6 +115,36 @@ import Testing
         expectEvidence(verdict, at: 10.9, contains: "download d1 downloading → failed 0.000 s after the launch after userForceQuit")
     }
 
+    /// The bound counts from the app being up (its answer to hello): a start-up slowed
+    /// by a busy machine is not the app's delay.
+    @Test func aSlowStartUpIsNotTheAppsDelay() {
+        var b = Self.crash(after: .userForceQuit)
+        b.add(17.5, .harness(.helloAnswered(app: "slow", capabilities: [])))
+        b.state("d1", .failed, at: 18)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .passed, "\(verdict.evidence)")
+        expectEvidence(verdict, at: 18, contains: "download d1 downloading → failed 0.500 s after the app answered hello at 17.500 s")
+    }
+
+    @Test func aFailureLateAfterTheHelloAnswerFails() {
+        var b = Self.crash(after: .userForceQuit)
+        b.add(12, .harness(.helloAnswered(app: "late", capabilities: [])))
+        b.state("d1", .failed, at: 17.5)
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .failed)
+        expectEvidence(verdict, at: 17.5, contains: "after the app answered hello at 12.000 s (launched after userForceQuit at "
+            + "11.000 s) it must fail within 5.000 s, found downloading → failed after 5.500 s")
+    }
+
+    @Test func aFailureBeforeTheHelloAnswerIsAtOnce() {
+        var b = Self.crash(after: .userForceQuit)
+        b.state("d1", .failed, at: 11.5)
+        b.add(19, .harness(.helloAnswered(app: "slow", capabilities: [])))
+        let verdict = evaluate(id, b)
+        #expect(verdict.outcome == .passed, "\(verdict.evidence)")
+        expectEvidence(verdict, at: 11.5, contains: "failed 0.000 s after the app answered hello at 19.000 s")
+    }
+
     @Test func resumingAfterAForceQuitFails() {
         var b = Self.crash(after: .rebootWhileSuspended)
         b.change("d1", from: .downloading, to: .suspended(.network), at: 11.5)

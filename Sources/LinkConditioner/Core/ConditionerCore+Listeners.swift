@@ -34,10 +34,12 @@ extension ConditionerCore {
     }
 
     /// Makes new connections to the interface fail with ECONNREFUSED: a bound,
-    /// non-listening socket keeps the port and answers SYN with RST.
+    /// non-listening socket keeps the port and answers SYN with RST. The old socket stops
+    /// listening in every process holding it (`closeListener`): an engine or tool spawned
+    /// at this instant holds a copy until it execs.
     func refuseNewConnections(_ runtime: InterfaceRuntime) {
         guard runtime.isListening else { return }
-        runtime.listener?.close()
+        runtime.listener?.closeListener()
         runtime.listener = nil
         runtime.isListening = false
         do { try openListener(runtime) } catch {

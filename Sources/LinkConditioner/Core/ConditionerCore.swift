@@ -264,7 +264,7 @@ final class ConditionerCore {
         guard !isStopping else { return }
         for runtime in interfaces.values {
             for connection in Array(runtime.connections.values) { connection.finish(reason: "conditioner stopped") }
-            runtime.listener?.close()
+            runtime.listener?.closeListener()
             runtime.listener = nil
             runtime.isListening = false
         }

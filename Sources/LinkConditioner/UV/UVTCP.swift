@@ -42,6 +42,17 @@ final class UVTCP: UVHandle {
 
     func accept(into client: UVTCP) -> Int32 { uv_accept(stream, client.stream) }
 
+    /// Ends a listening socket's listening for every process that holds it, then closes it.
+    /// A child spawned at this moment holds a copy of the descriptor until it execs (close-on-exec
+    /// acts only then): closing our copy alone leaves the socket listening there, so connections
+    /// succeed and a rebind of the port fails. `shutdown(SHUT_RD)` acts on the socket itself, and
+    /// on Linux it takes a listening socket out of the listening state in every holder.
+    func closeListener() {
+        var fd: uv_os_fd_t = -1
+        if !isClosing, uv_fileno(handle, &fd) == 0 { _ = Glibc.shutdown(fd, Int32(SHUT_RD)) }
+        close()
+    }
+
     func setNoDelay() { uv_tcp_nodelay(tcp, 1) }
 
     var localAddress: SocketAddress? {

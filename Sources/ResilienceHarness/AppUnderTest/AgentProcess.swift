@@ -61,6 +61,8 @@ public final class AgentProcess: Sendable {
         var onReply: [Int: @Sendable () -> Void] = [:]
         /// The app's answer to `hello`, once it came.
         var hello: AppHello?
+        /// When that answer was read, by the launch's `now`.
+        var helloAnsweredAt: UInt64?
         var nextWaiterID = 0
         var exitWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
         /// Set when the process is reaped; its pid may then belong to another process.
@@ -121,10 +123,13 @@ public final class AgentProcess: Sendable {
     /// with the app's timestamp, on the monitor thread.
     /// - Throws: `.launchFailed` when the command cannot start or fails before connecting,
     ///   `.neverConnected`, `.protocolMismatch` for another version, `.refused`, `.exited`
-    ///   or `.noHello` when no hello came (the app is killed then).
+    ///   or `.noHello` when no hello came (the app is killed then). `now` stamps the moment
+    ///   hello's answer is read (`helloAnsweredAt`), on the thread that reads it.
     public static func launch(
         _ launch: AppLaunch, storage: String, after: RelaunchKind, stderrPath: String? = nil,
-        helloTimeout: Duration = AgentProcess.helloTimeout, onEvent: @escaping @Sendable (_ t: UInt64, _ event: AppEvent) -> Void
+        helloTimeout: Duration = AgentProcess.helloTimeout,
+        now: @escaping @Sendable () -> UInt64 = { MonotonicClock().nowNanoseconds },
+        onEvent: @escaping @Sendable (_ t: UInt64, _ event: AppEvent) -> Void
     ) async throws(AgentProcessError) -> AgentProcess {
         let process = try await start(launch, storage: storage, after: after, stderrPath: stderrPath, connectTimeout: helloTimeout, onEvent: onEvent)
         do throws(AgentProcessError) {
@@ -132,7 +137,11 @@ public final class AgentProcess: Sendable {
             do {
                 reply = try await process.send(
                     .hello(protocol: AppProtocol.version, storage: storage, after: after, caFile: launch.caFile),
-                    timeout: helloTimeout)
+                    timeout: helloTimeout
+                ) { [weak process] in
+                    let t = now()
+                    process?.state.withLock { $0.helloAnsweredAt = t }
+                }
             } catch {
                 switch error {
                 case .timedOut: throw AgentProcessError.noHello(seconds: helloTimeout.seconds)
@@ -170,6 +179,10 @@ public final class AgentProcess: Sendable {
 
     /// The app's answer to `hello`: its name, version and capabilities.
     public var hello: AppHello? { state.withLock { $0.hello } }
+
+    /// When the harness read the app's answer to `hello`, by the `now` `launch` was given:
+    /// the moment the app was up (its start-up, however slow the machine, is behind it).
+    public var helloAnsweredAt: UInt64? { state.withLock { $0.helloAnsweredAt } }
 
     /// Sends `command` and waits for its reply, the agent's exit, or `timeout`.
     /// Requests are written in call order; replies may come in any order (matched by

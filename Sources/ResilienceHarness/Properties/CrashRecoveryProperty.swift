@@ -27,7 +27,11 @@ extension Property {
     ///   Byte-identity is `integrity`'s.
     /// - after a launch after `userForceQuit` or `rebootWhileSuspended`: every download
     ///   in flight at the kill (`downloading` or `suspended`) is, as its first change
-    ///   after the launch, `→ failed` within `forceQuitBound` (`GuideRules`).
+    ///   after the launch, `→ failed` within `forceQuitBound` (`GuideRules`) of the app
+    ///   being up: of the harness reading its answer to `hello` (`TracedLaunch.answered`;
+    ///   the process's start when the trace has none). A process's start-up on a busy
+    ///   machine is not the app's delay: counted from the spawn, the reference engine took
+    ///   6 s under a loaded test run, all of it before it could speak.
     /// - at every kill with a snapshot, the app's claims are checked against the disk:
     ///   each segment it reported stored (`segmentStored`, before the kill, of a
     ///   download still kept) must be stored whole on disk, and each segment it reports
@@ -211,26 +215,31 @@ struct CrashRecoveryRule {
     // MARK: After a force-quit or reboot: fail at once
 
     /// The app reports its state changes once it runs, which may be before the
-    /// harness has its answer to `hello` (the launch's `t`): the first change is looked
+    /// harness has its answer to `hello` (`launch.answered`): the first change is looked
     /// for from the moment the killed process was reaped (its disk snapshot; the kill
-    /// without one), when nothing the old process said can come any more.
+    /// without one), when nothing the old process said can come any more. The bound
+    /// counts from the answer to `hello`: a change before it is at once.
     private mutating func judgeLost(restart index: Int, _ kill: TracedKill, _ launch: TracedLaunch) {
         let bound = context.forceQuitBound.nanoseconds
         let from = trace.diskSnapshot(restart: index)?.t ?? kill.t
+        let up = launch.answered ?? launch.t
+        let since = launch.answered == nil
+            ? "the launch after \(launch.after) at \(Wording.time(launch.t))"
+            : "the app answered hello at \(Wording.time(up)) (launched after \(launch.after) at \(Wording.time(launch.t)))"
         for download in trace.downloads {
             guard let state = download.state(before: kill.t), state == .downloading || state.suspensionCause != nil
             else { continue }
             let first = download.firstChange(from: from) { _ in true }
-            let after = { (t: UInt64) in t > launch.t ? t - launch.t : 0 }
+            let after = { (t: UInt64) in t > up ? t - up : 0 }
             if let first, first.to == .failed, after(first.t) <= bound {
                 findings.support(first.t, "download \(download.token) \(first.from) → failed "
-                    + "\(Wording.seconds(after(first.t))) after the launch after \(launch.after)")
+                    + "\(Wording.seconds(after(first.t))) after \(since)")
                 continue
             }
             let found = first.map { "\($0.from) → \($0.to) after \(Wording.seconds(after($0.t)))" } ?? "no state change"
-            findings.violation(first?.t ?? launch.t, "download \(download.token) was \(state) at the kill; after the "
-                + "launch after \(launch.after) at \(Wording.time(launch.t)) it must fail within "
-                + "\(Wording.bound(context.forceQuitBound)), found \(found)", broke: .failAtLaunch)
+            findings.violation(first?.t ?? up, "download \(download.token) was \(state) at the kill; after "
+                + "\(since) it must fail within \(Wording.bound(context.forceQuitBound)), found \(found)",
+                broke: .failAtLaunch)
         }
     }
 }

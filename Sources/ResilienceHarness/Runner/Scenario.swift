@@ -106,7 +106,8 @@ struct AgentLauncher: Sendable {
         let n = launches.next()
         return try await AgentProcess.launch(
             app, storage: storage, after: termination,
-            stderrPath: stderrDirectory.map { Self.stderrFile(n, in: $0) }, helloTimeout: helloTimeout
+            stderrPath: stderrDirectory.map { Self.stderrFile(n, in: $0) }, helloTimeout: helloTimeout,
+            now: { collector.now }
         ) { t, event in
             packages?.observe(event)
             collector.agent(event, at: t)

@@ -76,8 +76,10 @@ public actor ScenarioContext {
         agent = process
         collector.harness(.launched(pid: process.pid, after: termination), at: startedAt)
         if let hello = process.hello {
+            // Stamped as the answer was read: the app was up from then on.
             collector.harness(.helloAnswered(
-                app: hello.app, capabilities: hello.capabilities.map(\.rawValue).sorted() + hello.otherCapabilities))
+                app: hello.app, capabilities: hello.capabilities.map(\.rawValue).sorted() + hello.otherCapabilities),
+                at: process.helloAnsweredAt)
             let missing = needs.filter { !hello.capabilities.contains($0) }.map(\.rawValue)
             if !missing.isEmpty {
                 collector.harness(.note("unsupported: the app does not declare \(missing.joined(separator: ", "))"))

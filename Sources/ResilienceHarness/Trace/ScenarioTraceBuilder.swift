@@ -151,6 +151,10 @@ struct ScenarioTraceBuilder {
             kills.append(TracedKill(t: t, pid: pid, reason: reason))
         case let .launched(pid, after):
             launches.append(TracedLaunch(t: t, pid: pid, after: after))
+        case .helloAnswered:
+            if let last = launches.indices.last, launches[last].answered == nil, t >= launches[last].t {
+                launches[last].answered = t
+            }
         case let .userAction(action, download, error):
             userActions.append(TracedUserAction(t: t, action: action, download: download, error: error))
         case .note(let text):
@@ -170,7 +174,7 @@ struct ScenarioTraceBuilder {
                 t: t, pid: pid, stored: Set(stored.map(MediaResourceKey.normalized)),
                 partial: Dictionary(partial.map { (MediaResourceKey.normalized($0.key), $0.value) }) { max($0, $1) },
                 unknown: unknown))
-        case .scenarioStarted, .helloAnswered, .scenarioFinished, .licenseServerBackground, .preparingForBackground,
+        case .scenarioStarted, .scenarioFinished, .licenseServerBackground, .preparingForBackground,
             .preparedForBackground, .pathAcknowledged, .allowsCellularSet, .agentExited, .clientLaunched, .clientExited, .originFaultBegan, .originFaultEnded,
             .storageSynced:
             break

@@ -88,9 +88,13 @@ public struct TracedKill: Sendable, Hashable {
 /// An agent launch, as the harness (`.harness(.launched)`) or the agent itself
 /// (`.agent(.launched)`) reported it.
 public struct TracedLaunch: Sendable, Hashable {
+    /// When the harness started the process (for `.agent(.launched)`, when the app says it started).
     public var t: UInt64
     public var pid: Int32
     public var after: RelaunchKind
+    /// When the harness read the app's answer to `hello` (`.harness(.helloAnswered)`): the
+    /// app was up from then on. Nil when the trace has no answer after this launch.
+    public var answered: UInt64? = nil
 }
 
 /// A kill and the harness launch that followed it (nil when none did before the next
