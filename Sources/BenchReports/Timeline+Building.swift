@@ -196,7 +196,7 @@ extension ConditionerEvent.Kind {
             let .listenerFailed(interface, _), let .profileStateHeld(interface, _, _),
             let .profileStateOverridden(interface, _):
             interface
-        case .pathChanged, .pathPublished, .phaseApplied, .timelineFinished, .stopped:
+        case .pathChanged, .pathPublished, .phaseApplied, .timelineFinished, .timelineControlled, .stopped:
             nil
         }
     }

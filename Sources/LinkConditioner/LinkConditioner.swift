@@ -107,6 +107,11 @@ public final class LinkConditioner: @unchecked Sendable {
     /// overlay rule, like a phase of the profile.
     public func apply(_ phase: Phase) { send(.applyPhase(phase)) }
 
+    /// Pauses, resumes or moves the profile's timeline (a conditioner started with
+    /// `playTimeline`; otherwise nothing happens). Reported as `timelineControlled`; the
+    /// snapshot's `timeline` says where it is.
+    public func controlTimeline(_ control: TimelineControl) { send(.controlTimeline(control)) }
+
     /// Takes an interface up or down: a step of the driver (a scenario's own network
     /// step), overlaid on the profile's timeline by `ProfileOverlay`'s rule: down wins
     /// and holds the interface down against the profile's state changes until a later

@@ -2,23 +2,26 @@ import BenchCore
 import ControlAPI
 import Foundation
 
-/// `bench proxy --api`: toxiproxy's REST API, its proxies, and how it stops.
+/// `bench proxy --api`: toxiproxy's REST API, its proxies, Deadzone's own endpoints
+/// over the profile's interfaces (when there is a profile), and how it stops.
 struct ProxyAPI {
     let server: ControlServer
     let toxiproxy: ToxiproxyService
+    let deadzone: DeadzoneService
 
     /// Starts the API on `address` (HOST:PORT, or PORT on 127.0.0.1) and prints where.
-    static func start(_ address: String, token: String?) async throws -> ProxyAPI {
+    /// `deadzone` drives the profile's conditioner once it is attached.
+    static func start(_ address: String, token: String?, deadzone: DeadzoneService) async throws -> ProxyAPI {
         let parsed = APIAddress(parsing: address)!
         let toxiproxy = ToxiproxyService(allowsRemoteListen: token != nil)
         let server: ControlServer
         do {
             server = try await ControlServer.start(host: parsed.host, port: parsed.port, token: token,
-                                                   router: ControlRouter(toxiproxy: toxiproxy))
+                                                   router: ControlRouter(toxiproxy: toxiproxy, deadzone: deadzone))
         } catch { exitWithError("\(error)", code: 1) }
         print("toxiproxy API on \(server.url)\(token == nil ? "" : " (token required)"); proxies are made with POST /proxies")
         fflush(nil)
-        return ProxyAPI(server: server, toxiproxy: toxiproxy)
+        return ProxyAPI(server: server, toxiproxy: toxiproxy, deadzone: deadzone)
     }
 
     /// Serves until Ctrl-C (or `limit`), then stops every proxy.

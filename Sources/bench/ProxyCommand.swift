@@ -24,7 +24,7 @@ struct ProxyCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("api"), help: ArgumentHelp(
         "Serve toxiproxy's REST API on HOST:PORT (or PORT, on 127.0.0.1; toxiproxy's is 8474).",
-        discussion: "Its clients create proxies (POST /proxies), add toxics (latency, bandwidth, timeout, reset_peer, slow_close, slicer, limit_data, packet_loss) and take them down (enabled: false); each proxy is a link of Deadzone's conditioner. Alone, or beside a profile's interfaces. See docs/control-api.md."))
+        discussion: "Its clients create proxies (POST /proxies), add toxics (latency, bandwidth, timeout, reset_peer, slow_close, slicer, limit_data, packet_loss) and take them down (enabled: false); each proxy is a link of Deadzone's conditioner. Alone, or beside a profile's interfaces, which /deadzone drives (each interface up or down, the path update, the timeline paused, resumed or moved) and whose events GET /deadzone/events streams; the run then lasts until Ctrl-C. See docs/control-api.md."))
     var api: String?
 
     @Option(name: .customLong("api-token"), help: ArgumentHelp(
@@ -68,7 +68,7 @@ struct ProxyCommand: AsyncParsableCommand {
     @Option(help: "Write every event as JSON lines to this file.")
     var events: String?
 
-    @Option(help: "Stop after this long (e.g. 90s, 10m). Default: the profile's duration; 'forever' runs until Ctrl-C.")
+    @Option(help: "Stop after this long (e.g. 90s, 10m). Default: the profile's duration (with --api: until Ctrl-C); 'forever' runs until Ctrl-C.")
     var duration: String?
 
     @Option(help: "Override the profile's seed.")
@@ -131,7 +131,8 @@ struct ProxyCommand: AsyncParsableCommand {
 
     func run() async throws {
         var control: ProxyAPI?
-        if let api { control = try await ProxyAPI.start(api, token: resolvedToken) }
+        let deadzone = DeadzoneService()
+        if let api { control = try await ProxyAPI.start(api, token: resolvedToken, deadzone: deadzone) }
         guard let profile else {
             await control?.runUntilInterrupted(limit: duration.flatMap { $0 == "forever" ? nil : try? Units.parseDuration($0) })
             return
@@ -158,11 +159,13 @@ struct ProxyCommand: AsyncParsableCommand {
         if let interception { sinks.append(interception.blindCounter) }
         let writer = try events.map { try JSONLinesEventWriter(path: $0) }
         if let writer { sinks.append(writer) }
+        if control != nil { sinks.append(deadzone.feed) }
 
         let conditioner: LinkConditioner
         do {
             conditioner = try await LinkConditioner.start(configuration: configuration, sink: FanOutSink(sinks))
         } catch { exitWithError("\(error)", code: 1) }
+        deadzone.attach(conditioner)
         print("profile \(loaded.name): \(loaded.description) (seed \(loaded.seed), \(Units.format(loaded.duration)))")
         for kind in InterfaceKind.allCases {
             print("\(kind) \(conditioner.endpoints[kind]!)")
@@ -174,12 +177,16 @@ struct ProxyCommand: AsyncParsableCommand {
         }
         print(upstream.map { "forwarding to \($0); Ctrl-C stops" }
             ?? "an HTTP proxy for any host on each interface (set it as the client's proxy); Ctrl-C stops")
+        if let control {
+            print("the interfaces, the timeline and the events on \(control.server.url)/deadzone (docs/control-api.md)")
+        }
         fflush(nil)  // scripts reading a pipe wait for the interface lines
 
+        // Driven through the API, the run lasts until Ctrl-C: the test says when it is over.
         let limit: Duration? = switch duration {
         case "forever"?: nil
         case let text?: try? Units.parseDuration(text)
-        case nil: loaded.duration
+        case nil: control == nil ? loaded.duration : nil
         }
         await waitForInterrupt(orAfter: limit)
         await control?.stop()

@@ -49,6 +49,7 @@ enum TraceSamples {
         .profileStateHeld(interface: .cellular, state: .down(.blackhole), phase: 2),
         .profileStateOverridden(interface: .wifi, state: .down(.refuse)),
         .timelineFinished,
+        .timelineControlled(action: .moved, at: 12.5),
         .stopped,
     ]
 

@@ -10,13 +10,13 @@ extension ConditionerEvent.Kind: Codable {
         case stalled, flowResumed, packetLost, connectionReset, connectionClosed, interfaceUp, interfaceDown
         case linkChanged, listenerFailed, pathChanged, pathPublished, phaseApplied, profileStateHeld
         case profileStateOverridden, timelineFinished, stopped, tunnelOpened, requestForwarded
-        case requestIntercepted
+        case requestIntercepted, timelineControlled
     }
 
     private enum Key: String, CodingKey {
         case type, interface, endpoint, connection, peer, connectMilliseconds, error, direction, bytes, total
         case pendingBytes, stalledMilliseconds, heldMilliseconds, reason, stats, mode, summary, path, index, label, at
-        case state, phase, target
+        case state, phase, target, action
     }
 
     /// The case's `type`.
@@ -47,6 +47,7 @@ extension ConditionerEvent.Kind: Codable {
         case .profileStateHeld: .profileStateHeld
         case .profileStateOverridden: .profileStateOverridden
         case .timelineFinished: .timelineFinished
+        case .timelineControlled: .timelineControlled
         case .stopped: .stopped
         }
     }
@@ -137,6 +138,9 @@ extension ConditionerEvent.Kind: Codable {
         case let .profileStateOverridden(interface, state):
             try c.encode(interface, forKey: .interface)
             try c.encode(state, forKey: .state)
+        case let .timelineControlled(action, at):
+            try c.encode(action, forKey: .action)
+            try c.encode(at, forKey: .at)
         case .timelineFinished, .stopped:
             break
         }
@@ -210,6 +214,8 @@ extension ConditionerEvent.Kind: Codable {
             self = .profileStateOverridden(interface: try value(.interface), state: try value(.state))
         case .timelineFinished:
             self = .timelineFinished
+        case .timelineControlled:
+            self = .timelineControlled(action: try value(.action), at: try value(.at))
         case .stopped:
             self = .stopped
         }

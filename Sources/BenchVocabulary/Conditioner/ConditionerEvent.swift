@@ -77,6 +77,17 @@ public struct ConditionerEvent: Codable, Equatable, Sendable {
         /// `state` (down): up wins until the profile's next change of its state.
         case profileStateOverridden(interface: InterfaceKind, state: InterfaceState)
         case timelineFinished
+        /// A driver paused, resumed or moved the profile's timeline (the control API);
+        /// `at` is its position afterwards, in seconds.
+        case timelineControlled(action: TimelineAction, at: Double)
         case stopped
     }
+}
+
+/// What a driver did to the profile's timeline (`ConditionerEvent.Kind.timelineControlled`).
+public enum TimelineAction: String, Codable, Sendable, CaseIterable {
+    case paused, resumed
+    /// Moved to a position: forward, the phases passed over applied at once; back, the
+    /// initial setup restored and the phases up to the position applied.
+    case moved
 }

@@ -3,8 +3,9 @@ import NIOCore
 import NIOHTTP1
 
 /// One connection of the control API: collects each request (up to 1 MiB of body),
-/// checks the token, hands it to the router off the event loop and writes its answer.
-/// Event-loop confined.
+/// checks the token, hands it to the router off the event loop and writes its answer;
+/// or, for `GET /deadzone/events`, streams the run's events until the client goes
+/// (`EventStreamWriter`). Event-loop confined.
 final class ControlRequestHandler: ChannelInboundHandler, @unchecked Sendable {
     // @unchecked: every property is touched on the channel's event loop only.
     typealias InboundIn = HTTPServerRequestPart
@@ -17,6 +18,8 @@ final class ControlRequestHandler: ChannelInboundHandler, @unchecked Sendable {
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var tooLarge = false
+    /// The event stream this connection carries, once it asked for one.
+    private var stream: EventStreamWriter?
 
     init(router: ControlRouter, token: String?) {
         self.router = router
@@ -34,7 +37,7 @@ final class ControlRequestHandler: ChannelInboundHandler, @unchecked Sendable {
                 body += chunk.readBytes(length: chunk.readableBytes) ?? []
             }
         case .end:
-            guard let request = head else { return }
+            guard let request = head, stream == nil else { return }  // a stream answers nothing more
             head = nil
             answer(request, context: context)
         }
@@ -49,16 +52,52 @@ final class ControlRequestHandler: ChannelInboundHandler, @unchecked Sendable {
             return write(.error(APIError(401, "this API needs its token: Authorization: Bearer TOKEN, X-Deadzone-Token: TOKEN, "
                 + "or http://user:TOKEN@host:port")), keepAlive: keepAlive, context: context)
         }
-        let router = router, body = body, method = request.method.rawValue, target = request.uri
+        if let asked = router.eventStream(method: request.method.rawValue, target: request.uri,
+                                          accept: request.headers.first(name: "Accept"),
+                                          lastEventID: request.headers.first(name: "Last-Event-ID")) {
+            return startStream(asked, context: context)
+        }
+        // What must happen at once happens here, on the event loop; the answer is awaited.
+        let finish = router.prepare(method: request.method.rawValue, target: request.uri, body: body)
         let loop = context.eventLoop
         let bound = NIOLoopBound((self, context), eventLoop: loop)
         Task {
-            let response = await router.handle(method: method, target: target, body: body)
+            let response = await finish()
             loop.execute {
                 let (handler, context) = bound.value
                 handler.write(response, keepAlive: keepAlive, context: context)
             }
         }
+    }
+
+    private func startStream(_ asked: Result<ControlRouter.EventStreamRequest, APIError>, context: ChannelHandlerContext) {
+        let request: ControlRouter.EventStreamRequest
+        switch asked {
+        case .failure(let error): return write(.error(error), keepAlive: false, context: context)
+        case .success(let value): request = value
+        }
+        guard router.deadzone.isAttached else {
+            return write(.error(DeadzoneService.noInterfaces), keepAlive: false, context: context)
+        }
+        let writer = EventStreamWriter(serverSent: request.serverSent, context: context)
+        do {
+            // The kept events hop to this loop and are written after the head below.
+            let loop = context.eventLoop
+            let bound = NIOLoopBound(writer, eventLoop: loop)
+            writer.subscription = try router.deadzone.feed.subscribe(from: request.from) { batch in
+                loop.execute { bound.value.send(batch) }
+            }
+        } catch {
+            return write(.error(error), keepAlive: false, context: context)
+        }
+        writer.feed = router.deadzone.feed
+        stream = writer
+        writer.start()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        stream?.finish()
+        context.fireChannelInactive()
     }
 
     private func write(_ response: APIResponse, keepAlive: Bool, context: ChannelHandlerContext) {

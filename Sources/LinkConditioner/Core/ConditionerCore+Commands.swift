@@ -6,6 +6,7 @@ enum ConditionerCommand: Sendable {
     case setLink(InterfaceKind, InterfaceLink)
     case cutConnections(InterfaceKind, ConnectionCut)
     case applyPhase(Phase)
+    case controlTimeline(TimelineControl)
     case snapshot(CheckedContinuation<ConditionerSnapshot, Never>)
     case stop
 }
@@ -27,6 +28,8 @@ extension ConditionerCore {
             cutConnections(kind, cut)
         case .applyPhase(let phase):
             apply(phase, index: -1)
+        case .controlTimeline(let control):
+            controlTimeline(control)
         case .snapshot(let continuation):
             continuation.resume(returning: snapshot())
         case .stop:
@@ -178,7 +181,8 @@ extension ConditionerCore {
                 }
             },
             path: truePath,
-            publishedPath: publisher.lastPublished
+            publishedPath: publisher.lastPublished,
+            timeline: timeline.map { TimelineStatus($0, now: current) }
         )
     }
 }

@@ -216,7 +216,7 @@ final class ConditionerCore {
         rearm()
     }
 
-    private func phaseIndex(_ phase: Phase) -> Int {
+    func phaseIndex(_ phase: Phase) -> Int {
         configuration.profile.timeline.firstIndex(of: phase) ?? -1
     }
 

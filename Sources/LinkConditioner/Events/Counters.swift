@@ -57,6 +57,8 @@ public struct ConditionerSnapshot: Codable, Equatable, Sendable {
     public var path: NetworkPath
     /// The path as last published to the app.
     public var publishedPath: NetworkPath
+    /// Where the profile's timeline is; nil when the conditioner does not play it.
+    public var timeline: TimelineStatus? = nil
 
     public func interface(_ kind: InterfaceKind) -> Interface? {
         interfaces.first { $0.kind == kind }

@@ -23,6 +23,7 @@ public struct TerminalEventPrinter: EventSink {
         case let .requestIntercepted(connection, interface, target): "\(interface) \(connection) intercepted: \(target)"
         case let .listenerFailed(interface, error): "\(interface) listener failed: \(error)"
         case .timelineFinished: "timeline finished"
+        case let .timelineControlled(action, at): "timeline \(action) at \(String(format: "%.1f", at)) s"
         default: nil
         }
         if let text {
