@@ -56,6 +56,22 @@ import Testing
         #expect(outcome.output.contains("report.json"), "\(outcome.output)")
     }
 
+    /// The gate reads --intercept as a run does: refused without --https or a catalog
+    /// recorded from the host, before anything plays (it was once parsed and ignored).
+    @Test func theGateChecksItsInterceptionAsARunDoes() async throws {
+        let directory = NSTemporaryDirectory() + "deadzone-gate-intercept-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let gate = ["gate", "--update-baseline", "--baseline", directory + "/baseline.json", "--out", directory + "/out",
+                    "--intercept", "127.0.0.1:9"]
+        let withoutHTTPS = try await bench(gate, in: ShippedScenarios.root)
+        #expect(withoutHTTPS.status == 2)
+        #expect(withoutHTTPS.output.contains("--intercept needs --https"), "\(withoutHTTPS.output)")
+        let withoutCatalog = try await bench(gate + ["--https"], in: ShippedScenarios.root)
+        #expect(withoutCatalog.status == 2)
+        #expect(withoutCatalog.output.contains("no stream of --catalog was recorded from it"), "\(withoutCatalog.output)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/baseline.json"), "nothing was run")
+    }
+
     @Test func theGateWithoutABaselineSaysHowToMakeOne() async throws {
         let outcome = try await bench(["gate", "--baseline", "/nonexistent/baseline.json"])
         #expect(outcome.status == 2)

@@ -62,6 +62,10 @@ struct GateCommand: AsyncParsableCommand {
             jobs: options.jobs)
         suite.launching = options.launching
         suite.catalogs = options.catalogs
+        // The gate judges what an intercepted origin served as a run does (it once parsed
+        // --intercept and ran without it: a gate that said nothing of what it was asked).
+        suite.intercept = options.intercept
+        suite.upstreamCA = options.upstreamCA
         let early = options.https && calibrate == nil ? options.out ?? suite.defaultDirectory() : nil
         suite.httpsDirectory = early
         do {
@@ -75,6 +79,7 @@ struct GateCommand: AsyncParsableCommand {
             "command": "gate", "partial": String(partial), "baseline": ShardOptions.baselineDigest(baseline),
         ]
         if options.https { suite.shardIdentity["https"] = "true" }
+        if !options.intercept.isEmpty { suite.shardIdentity["intercept"] = options.intercept.sorted().joined(separator: " ") }
         if let calibrate { return try await calibrateBaseline(runs: calibrate, suite: suite, previous: current) }
         let (profileName, names): (String, [String])
         do { (profileName, names) = (try suite.loadProfile().name, try suite.scenarios().map(\.name)) } catch {

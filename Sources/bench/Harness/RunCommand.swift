@@ -60,6 +60,7 @@ struct RunCommand: AsyncParsableCommand {
         } catch { exitBadInput(error.description) }
         suite.shardIdentity = ["command": "run", "partial": String(partial)]
         if options.https { suite.shardIdentity["https"] = "true" }
+        if !options.intercept.isEmpty { suite.shardIdentity["intercept"] = options.intercept.sorted().joined(separator: " ") }
         let result: HarnessRun
         do { result = try await suite.run() } catch { exitBadInput(error.description) }
         let (comparison, note, warning) = GateComparison.forRun(
