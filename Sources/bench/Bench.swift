@@ -8,7 +8,7 @@ struct Bench: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Deadzone: a network-condition simulator and resilience bench for HLS offline downloads.",
         subcommands: [
-            RunCommand.self, GateCommand.self, MatrixCommand.self, ChaosCommand.self, MergeCommand.self, ScenariosCommand.self, ScenarioCommand.self,
+            RunCommand.self, GateCommand.self, MatrixCommand.self, ChaosCommand.self, MergeCommand.self, ScenariosCommand.self, ScenarioCommand.self, SessionCommand.self,
             ReportCommand.self, CompareCommand.self, ProxyCommand.self, OriginCommand.self, RecordCommand.self, DownloadCommand.self, ProfilesCommand.self, ProfileCommand.self,
             PerfCommand.self, AgentAppCommand.self,
         ],

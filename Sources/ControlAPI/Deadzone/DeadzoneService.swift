@@ -13,13 +13,20 @@ public final class DeadzoneService: Sendable {
     /// Every conditioner event of the run, for the stream; give it to the conditioner as a sink.
     public let feed: EventFeed
     private let conditioner = Mutex<LinkConditioner?>(nil)
+    private let driver = Mutex<InterfaceDriver?>(nil)
+
+    /// What takes an interface up or down for `POST /deadzone/interfaces/…`: by default the
+    /// conditioner's `setState`; a session records the step in its trace too.
+    public typealias InterfaceDriver = @Sendable (InterfaceKind, InterfaceState, PathUpdatePolicy?) -> Void
 
     public init(feed: EventFeed = EventFeed()) {
         self.feed = feed
     }
 
-    /// The conditioner the endpoints drive, once it runs (its sinks must include `feed`).
-    public func attach(_ conditioner: LinkConditioner) {
+    /// The conditioner the endpoints drive, once it runs (its sinks must include `feed`),
+    /// and what takes its interfaces up and down (nil: its `setState`).
+    public func attach(_ conditioner: LinkConditioner, drive: InterfaceDriver? = nil) {
+        driver.withLock { $0 = drive }
         self.conditioner.withLock { $0 = conditioner }
     }
 
@@ -40,7 +47,11 @@ public final class DeadzoneService: Sendable {
         }
         let change: InterfaceChange
         do { change = try InterfaceChange.parse(try JSONValue.parse(body)) } catch { return { .error(error) } }
-        conditioner.setState(kind, change.state, pathUpdate: change.pathUpdate)
+        if let drive = driver.withLock({ $0 }) {
+            drive(kind, change.state, change.pathUpdate)
+        } else {
+            conditioner.setState(kind, change.state, pathUpdate: change.pathUpdate)
+        }
         let feed = feed
         return {
             // Commands are handled in order: the snapshot shows the change made.

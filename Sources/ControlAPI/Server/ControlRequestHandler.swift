@@ -21,9 +21,12 @@ final class ControlRequestHandler: ChannelInboundHandler, @unchecked Sendable {
     /// The event stream this connection carries, once it asked for one.
     private var stream: EventStreamWriter?
 
-    init(router: ControlRouter, token: String?) {
+    private let inFlight: InFlightAnswers
+
+    init(router: ControlRouter, token: String?, inFlight: InFlightAnswers) {
         self.router = router
         self.token = token
+        self.inFlight = inFlight
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -61,11 +64,13 @@ final class ControlRequestHandler: ChannelInboundHandler, @unchecked Sendable {
         let finish = router.prepare(method: request.method.rawValue, target: request.uri, body: body)
         let loop = context.eventLoop
         let bound = NIOLoopBound((self, context), eventLoop: loop)
+        let inFlight = inFlight
+        inFlight.begin()
         Task {
             let response = await finish()
             loop.execute {
                 let (handler, context) = bound.value
-                handler.write(response, keepAlive: keepAlive, context: context)
+                handler.send(response, keepAlive: keepAlive, context: context).whenComplete { _ in inFlight.end() }
             }
         }
     }
@@ -101,6 +106,11 @@ final class ControlRequestHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     private func write(_ response: APIResponse, keepAlive: Bool, context: ChannelHandlerContext) {
+        _ = send(response, keepAlive: keepAlive, context: context)
+    }
+
+    /// Writes `response`; the future completes once its end is written.
+    private func send(_ response: APIResponse, keepAlive: Bool, context: ChannelHandlerContext) -> EventLoopFuture<Void> {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: response.contentType)
         headers.add(name: "Content-Length", value: String(response.body.count))
@@ -114,6 +124,7 @@ final class ControlRequestHandler: ChannelInboundHandler, @unchecked Sendable {
         }
         let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         if !keepAlive { done.whenComplete { _ in context.close(promise: nil) } }
+        return done
     }
 
     /// Whether `headers` carry `token` (compared in constant time).

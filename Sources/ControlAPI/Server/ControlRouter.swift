@@ -6,12 +6,15 @@ import Foundation
 public struct ControlRouter: Sendable {
     public let toxiproxy: ToxiproxyService
     public let deadzone: DeadzoneService
+    /// Routes of the command that runs the API, tried before the unknown-route answer.
+    public let extra: (any ControlRoutes)?
     /// What `GET /version` says.
     public static let version = "2.12.0 (Deadzone's link conditioner, toxiproxy API)"
 
-    public init(toxiproxy: ToxiproxyService, deadzone: DeadzoneService = DeadzoneService()) {
+    public init(toxiproxy: ToxiproxyService, deadzone: DeadzoneService = DeadzoneService(), extra: (any ControlRoutes)? = nil) {
         self.toxiproxy = toxiproxy
         self.deadzone = deadzone
+        self.extra = extra
     }
 
     /// What `GET /deadzone/events` asks: from which event, in which format.
@@ -84,6 +87,7 @@ public struct ControlRouter: Sendable {
         case ("POST", 2, "deadzone") where parts[1] == "timeline":
             return deadzone.timeline(body)
         default:
+            if let extra, let answer = extra.prepare(method: method, parts: parts, body: body) { return answer }
             return { await self.answer(method: method, target: target, body: body) }
         }
     }

@@ -19,24 +19,28 @@ public final class ControlServer: Sendable {
     public static func start(host: String, port: Int, token: String?, router: ControlRouter) async throws -> ControlServer {
         guard token != nil || isLoopback(host) else { throw ControlServerError.remoteWithoutToken(host) }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let inFlight = InFlightAnswers()
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMap {
-                    channel.pipeline.addHandler(ControlRequestHandler(router: router, token: token))
+                    channel.pipeline.addHandler(ControlRequestHandler(router: router, token: token, inFlight: inFlight))
                 }
             }
         do {
             let channel = try await bootstrap.bind(host: host, port: port).get()
-            return ControlServer(group: group, channel: channel, host: host)
+            return ControlServer(group: group, channel: channel, host: host, inFlight: inFlight)
         } catch {
             try? await group.shutdownGracefully()
             throw ControlServerError.cannotBind("\(host):\(port)", "\(error)")
         }
     }
 
-    private init(group: MultiThreadedEventLoopGroup, channel: any Channel, host: String) {
+    private let inFlight: InFlightAnswers
+
+    private init(group: MultiThreadedEventLoopGroup, channel: any Channel, host: String, inFlight: InFlightAnswers) {
+        self.inFlight = inFlight
         self.group = group
         self.channel = channel
         self.host = host
@@ -46,9 +50,11 @@ public final class ControlServer: Sendable {
     /// `http://host:port`.
     public var url: String { host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)" }
 
-    /// Stops listening and closes every connection. Call once.
+    /// Stops listening, waits (at most 5 s) for the answers begun to be written, and
+    /// closes every connection. Call once.
     public func stop() async {
         try? await channel.close()
+        await inFlight.drained(within: .seconds(5))
         try? await group.shutdownGracefully()
     }
 

@@ -474,7 +474,17 @@ final class ProxyConnection {
         destination.write(payload.slices) { [weak self] status in
             guard let self else { return }
             self[direction].bytesInWrite -= written
-            if status != 0 { return }  // the connection is being torn down
+            if status != 0 {
+                // The connection is being torn down, or the destination is gone (an app
+                // killed with bytes unread: its socket answered RST). Gone, it ends now:
+                // forwarding on into a dead socket would keep the connection open for as
+                // long as the upstream has bytes, and count them delivered.
+                if self.stage == .open {
+                    let side = direction == .downlink ? "client" : "upstream"
+                    self.reset(reason: "\(side) write error: \(uvErrorName(status))")
+                }
+                return
+            }
             self.relieveBackpressure(direction)
             self.finishIfDrained(direction)
         }

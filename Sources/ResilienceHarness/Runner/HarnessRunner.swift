@@ -45,6 +45,9 @@ public struct HarnessOptions: Sendable {
     /// Outside origins fetched live through the intercepting proxy (`--intercept`; needs
     /// `https`, whose CA signs the certificates it mints); nil: none.
     public var interception: HarnessInterception? = nil
+    /// Also handed every conditioner event of each scenario, as it happens (a session's
+    /// event stream); nil: only the trace.
+    public var conditionerObserver: (any EventSink)? = nil
 
     /// What a launch runs: `launch` when given, else `app` on stdin/stdout; told the CA
     /// to trust when the run serves HTTPS.

@@ -36,6 +36,8 @@ public actor ScenarioContext {
     var pausedReads: [String: Task<Void, Never>] = [:]
     /// The video of each download requested.
     var videoOf: [String: String] = [:]
+    /// The launches an outside test announced (`announceLaunch`), numbering the pids it did not give.
+    var announcedLaunches = 0
 
     /// The profile the scenario runs under.
     public let profile: Profile
@@ -187,7 +189,7 @@ public actor ScenarioContext {
 
     /// The lifecycle change, in the trace and at the license server (told first when
     /// the app leaves the foreground, last when it returns).
-    private func recordLifecycle(_ foreground: Bool) {
+    func recordLifecycle(_ foreground: Bool) {
         self.foreground = foreground
         if !foreground {
             collector.harness(.lifecycle(foreground: false))

@@ -67,7 +67,8 @@ final class ScenarioNetwork: Sendable {
     static func start(
         profile: Profile, focus: InterfaceKind, targetSeconds: Double, seed: UInt64, collector: TraceCollector,
         interfacesStart: InterfacesStart = .heldDown, tls: RunCertificateAuthority? = nil,
-        recorded: RecordedContent = RecordedContent(), interception: HarnessInterception? = nil
+        recorded: RecordedContent = RecordedContent(), interception: HarnessInterception? = nil,
+        observer: (any EventSink)? = nil
     ) async throws -> ScenarioNetwork {
         let links = Dictionary(uniqueKeysWithValues: InterfaceKind.allCases.map { kind in
             (kind, shaped(profile.initial[kind]?.link ?? InterfaceSetup.defaultSetup(for: kind).link))
@@ -126,7 +127,8 @@ final class ScenarioNetwork: Sendable {
                 rules: interception?.rules ?? [], proxy: SocketAddress(host: "127.0.0.1", port: UInt16(proxy.port)))
         }
         do {
-            let conditioner = try await LinkConditioner.start(configuration: conditionerConfiguration, sink: collector)
+            let sink: any EventSink = observer.map { FanOutSink([collector, $0]) } ?? collector
+            let conditioner = try await LinkConditioner.start(configuration: conditionerConfiguration, sink: sink)
             return ScenarioNetwork(
                 origin: origin, conditioner: conditioner, interceptor: interceptor, links: links,
                 scheme: tls == nil ? "http" : "https")

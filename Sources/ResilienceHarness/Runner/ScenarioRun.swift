@@ -74,7 +74,7 @@ struct ScenarioRun {
             network = try await ScenarioNetwork.start(
                 profile: profile, focus: scenario.focus, targetSeconds: scenario.targetSeconds, seed: seed,
                 collector: collector, interfacesStart: scenario.interfacesStart, tls: options.https?.authority,
-                recorded: options.recorded, interception: options.interception)
+                recorded: options.recorded, interception: options.interception, observer: options.conditionerObserver)
         } catch {
             return .failed(failed("could not start the scenario's origin and conditioner: \(error)", start: start))
         }
