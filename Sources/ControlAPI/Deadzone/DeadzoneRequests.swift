@@ -91,8 +91,8 @@ enum TimelineRequest {
     }
 }
 
-/// A 400 naming the fields a request does not know.
-func refuseUnknown(_ fields: [String: JSONValue], known: Set<String>, what: String) throws(APIError) {
+/// A 400 naming the fields a request does not know (`what`: "an interface change").
+public func refuseUnknown(_ fields: [String: JSONValue], known: Set<String>, what: String) throws(APIError) {
     let unknown = fields.keys.filter { !known.contains($0) }.sorted()
     guard unknown.isEmpty else {
         throw .badRequest("unknown field\(unknown.count == 1 ? "" : "s") in \(what): \(unknown.joined(separator: ", ")) "

@@ -88,13 +88,12 @@ public struct ControlRouter: Sendable {
             return deadzone.timeline(body)
         default:
             if let extra, let answer = extra.prepare(method: method, parts: parts, body: body) { return answer }
-            return { await self.answer(method: method, target: target, body: body) }
+            return { await self.answer(method: method, path: path, parts: parts, body: body) }
         }
     }
 
-    private func answer(method: String, target: String, body: [UInt8]) async -> APIResponse {
-        let path = target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? target
-        let parts = path.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
+    /// The answer of the routes with nothing to do at once: `parts` are `path`'s, decoded.
+    private func answer(method: String, path: String, parts: [String], body: [UInt8]) async -> APIResponse {
         // toxiproxy 2.6 takes PATCH for the updates of a proxy or a toxic.
         let method = method == "PATCH" && parts.first == "proxies" && (parts.count == 2 || parts.count == 4) ? "POST" : method
         func parsed() throws(APIError) -> JSONValue { try JSONValue.parse(body) }

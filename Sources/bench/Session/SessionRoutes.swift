@@ -91,11 +91,7 @@ struct SessionRoutes: ControlRoutes {
         case "lifecycle": ["event", "foreground"]
         default: throw .badRequest("event must be one of \(events.joined(separator: ", ")), got \"\(event)\"")
         }
-        let unknown = fields.keys.filter { !known.contains($0) }.sorted()
-        guard unknown.isEmpty else {
-            throw .badRequest("unknown field\(unknown.count == 1 ? "" : "s") in a \(event) announcement: "
-                + "\(unknown.joined(separator: ", ")) (known: \(known.sorted().joined(separator: ", ")))")
-        }
+        try refuseUnknown(fields, known: known, what: "a \(event) announcement")
         do {
             switch event {
             case "downloadRequested":
