@@ -186,3 +186,42 @@ def test_an_app_that_waits_for_wifi_keeps_the_cellular_policy(session):
 def test_an_app_that_uses_cellular_when_told_not_to_fails_cellular_policy(session):
     result = wifi_lost_while_downloading(session, "--misbehave", "ignore-cellular-setting")
     assert verdict(result, "cellular-policy") == "failed", result["verdicts"]["cellular-policy"]
+
+
+def status_of(url):
+    try:
+        with urllib.request.urlopen(url, timeout=60) as answer:
+            answer.read()
+            return answer.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def test_origin_fault_rules_are_added_listed_and_removed_while_the_session_records(session):
+    state = call(session, "GET", "/session")
+    master = "http://%s%s" % (state["interfaces"]["wifi"], state["videos"]["clear"])
+    rule = {"id": "unavailable", "path": "/videos/clear/**", "fault": {"type": "status", "code": 503}, "count": 1}
+    assert call(session, "POST", "/session/origin/faults", rule) == {"id": "unavailable"}
+    assert status_of(master) == 503, "the rule did not reach the origin"
+    assert status_of(master) == 200, "a rule with count 1 hit a second request"
+    rules = call(session, "GET", "/session/origin/faults")["rules"]
+    assert [(r["id"], r["fired"]) for r in rules] == [("unavailable", 1)], rules
+    assert refused(session, "/session/origin/faults", rule)[0] == 409
+    status, message = refused(session, "/session/origin/faults", {"path": "/**", "fault": {"type": "status", "code": 700}})
+    assert status == 400 and "status 700 is not an error status" in message, message
+    status, message = refused(session, "/session/origin/faults", {"fault": {"type": "status", "code": 503}})
+    assert status == 400 and "bad fault rule" in message and "path" in message, message
+    request = urllib.request.Request(session + "/session/origin/faults/unavailable", method="DELETE")
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        assert answer.status == 204
+    try:
+        urllib.request.urlopen(request, timeout=60)
+        pytest.fail("a second DELETE of the rule was accepted")
+    except urllib.error.HTTPError as error:
+        assert error.code == 404 and "no origin fault rule unavailable" in json.load(error)["error"]
+    assert call(session, "GET", "/session/origin/faults")["rules"] == []
+    report = call(session, "POST", "/session/end")["report"]
+    print("bad rule without a path:", message)
+    # The trace notes the rule as the harness's own fault, opened and closed with its count.
+    trace = open(os.path.join(report, "trace.jsonl")).read()
+    assert "origin fault unavailable begins" in trace and "origin fault unavailable ends: it hit 1 request" in trace

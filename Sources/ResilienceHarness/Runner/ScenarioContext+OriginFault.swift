@@ -30,12 +30,33 @@ extension ScenarioContext {
         return (String(rule), String(text[separator.upperBound...]))
     }
 
-    /// Removes the origin's fault rule `id` and notes how often it fired.
-    public func closeOriginFault(_ id: String) {
+    /// Adds `rule` as it is (an outside test's rule, `POST /session/origin/faults`) and notes
+    /// it in the trace as `openOriginFault` does, so that the judge treats it as a fault the
+    /// harness opened.
+    /// - Throws: the origin's refusal (an invalid rule, an id already taken).
+    public func addOriginRule(_ rule: FaultRule) throws(FaultRuleSetError) {
+        var rules = network.origin.faultRules
+        try rules.add(rule)
+        network.origin.setFaultRules(rules)
+        let method = rule.method.map { "\($0) " } ?? ""
+        collector.harness(.note("origin fault \(rule.id)\(Self.faultBegins)\(rule.fault) on \(method)\(rule.path.text)"))
+    }
+
+    /// The origin's fault rules now, each with how many requests it has hit.
+    public var originRules: [(rule: FaultRule, fired: Int)] {
+        let rules = network.origin.faultRules
+        return rules.rules.map { ($0, rules.fired[$0.id, default: 0]) }
+    }
+
+    /// Removes the origin's fault rule `id` and notes how often it fired; false when there
+    /// was no such rule.
+    @discardableResult
+    public func closeOriginFault(_ id: String) -> Bool {
         var rules = network.origin.faultRules
         let fired = rules.fired[id, default: 0]
-        guard rules.remove(id: id) != nil else { return }
+        guard rules.remove(id: id) != nil else { return false }
         network.origin.setFaultRules(rules)
         collector.harness(.note("origin fault \(id) ends: it hit \(fired) request\(fired == 1 ? "" : "s")"))
+        return true
     }
 }

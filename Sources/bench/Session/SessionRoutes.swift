@@ -6,7 +6,8 @@ import ResilienceHarness
 /// `bench session`'s own routes beside toxiproxy's and Deadzone's: `GET /session` (where
 /// the app connects, where it keeps its downloads, what the origin serves, what was
 /// announced), `POST /session/announce` (what the test made the app and the user do) and
-/// `POST /session/end` (judge the session; answers the verdicts once the report is written).
+/// origin fault rules (`SessionOriginFaults`) and `POST /session/end` (judge the session;
+/// answers the verdicts once the report is written).
 struct SessionRoutes: ControlRoutes {
     let driver: SessionDriver
 
@@ -28,6 +29,17 @@ struct SessionRoutes: ControlRoutes {
                     return .error(error)
                 }
             }
+        case (_, 3, "origin") where parts[2] == "faults", (_, 4, "origin") where parts[2] == "faults":
+            guard let context = driver.context, driver.phase == .recording else {
+                return { .error(APIError(409, "the session is \(driver.phase.rawValue): origin fault rules change while it records")) }
+            }
+            switch (method, parts.count) {
+            case ("GET", 3): return { await SessionOriginFaults.list(context) }
+            case ("POST", 3): return { await SessionOriginFaults.add(body, to: context) }
+            case ("DELETE", 4): let id = parts[3]; return { await SessionOriginFaults.remove(id, from: context) }
+            case (_, 3): return { .error(APIError(405, "\(method) /session/origin/faults is not allowed: use GET or POST")) }
+            default: return { .error(APIError(405, "\(method) /session/origin/faults/ID is not allowed: use DELETE")) }
+            }
         case ("POST", 2, "end"):
             driver.requestEnd()
             return { .json(await driver.result()) }
@@ -37,7 +49,7 @@ struct SessionRoutes: ControlRoutes {
             return { .error(APIError(405, "\(method) /\(parts.joined(separator: "/")) is not allowed: use POST")) }
         default:
             return { .error(.notFound("no such endpoint: \(method) /\(parts.joined(separator: "/")) (the session's: GET /session, "
-                + "POST /session/announce, POST /session/end)")) }
+                + "POST /session/announce, GET/POST /session/origin/faults, DELETE /session/origin/faults/ID, POST /session/end)")) }
         }
     }
 
