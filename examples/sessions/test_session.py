@@ -220,8 +220,14 @@ def test_origin_fault_rules_are_added_listed_and_removed_while_the_session_recor
     except urllib.error.HTTPError as error:
         assert error.code == 404 and "no origin fault rule unavailable" in json.load(error)["error"]
     assert call(session, "GET", "/session/origin/faults")["rules"] == []
+    # An announcement is stamped as it arrives, the lifecycle's too.
+    background = announce(session, event="lifecycle", foreground=False)
     report = call(session, "POST", "/session/end")["report"]
     print("bad rule without a path:", message)
     # The trace notes the rule as the harness's own fault, opened and closed with its count.
     trace = open(os.path.join(report, "trace.jsonl")).read()
     assert "origin fault unavailable begins" in trace and "origin fault unavailable ends: it hit 1 request" in trace
+    lifecycle = [entry for entry in map(json.loads, trace.splitlines())
+                 if entry["source"] == "harness" and entry["event"].get("type") == "lifecycle"]
+    assert [entry["event"].get("foreground") for entry in lifecycle] == [False], lifecycle
+    assert abs(lifecycle[0]["t"] - background["t"] * 1e9) < 2, (lifecycle[0]["t"], background["t"])

@@ -113,8 +113,9 @@ extension ScenarioContext {
         collector.harness(.launched(pid: pid ?? Int32(announcedLaunches), after: termination), at: t)
     }
 
-    /// The app went to the background or came back (the license server is told, as for a scenario's own).
-    public func announceLifecycle(foreground: Bool) {
-        recordLifecycle(foreground)
+    /// The app went to the background or came back at `t` (the announcement's arrival); the
+    /// license server is told now, as for a scenario's own.
+    public func announceLifecycle(foreground: Bool, at t: UInt64) {
+        recordLifecycle(foreground, at: t)
     }
 }

@@ -189,16 +189,16 @@ public actor ScenarioContext {
 
     /// The lifecycle change, in the trace and at the license server (told first when
     /// the app leaves the foreground, last when it returns).
-    func recordLifecycle(_ foreground: Bool) {
+    func recordLifecycle(_ foreground: Bool, at t: UInt64? = nil) {
         self.foreground = foreground
         if !foreground {
-            collector.harness(.lifecycle(foreground: false))
+            collector.harness(.lifecycle(foreground: false), at: t)
             network.origin.licenseServer.setAppInBackground(true)
             collector.harness(.licenseServerBackground(true))
         } else {
             network.origin.licenseServer.setAppInBackground(false)
             collector.harness(.licenseServerBackground(false))
-            collector.harness(.lifecycle(foreground: true))
+            collector.harness(.lifecycle(foreground: true), at: t)
         }
     }
 

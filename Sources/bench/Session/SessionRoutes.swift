@@ -128,7 +128,7 @@ struct SessionRoutes: ControlRoutes {
                 guard let foreground = fields["foreground"]?.boolValue else {
                     throw APIError.badRequest("foreground must be true or false")
                 }
-                await context.announceLifecycle(foreground: foreground)
+                await context.announceLifecycle(foreground: foreground, at: t)
             }
         } catch let error as APIError {
             throw error
