@@ -7,14 +7,11 @@ extension ScenarioContext {
     /// (another window, the slow license server) stay.
     /// - Throws: `ScenarioError.script` when the origin refuses the rule.
     public func openOriginFault(_ fault: ScenarioOriginFault) throws -> String {
-        var rules = network.origin.faultRules
-        let taken = Set(rules.rules.map(\.id))
+        let taken = Set(network.origin.faultRules.rules.map(\.id))
         let id = (1...).lazy.map { "origin-fault-\($0)" }.first { !taken.contains($0) }!
-        do { try rules.add(fault.rule(id: id)) } catch {
+        do { try addOriginRule(fault.rule(id: id), summary: fault.summary) } catch {
             throw ScenarioError.script("the origin refused the fault rule \(id): \(error)")
         }
-        network.origin.setFaultRules(rules)
-        collector.harness(.note("origin fault \(id)\(Self.faultBegins)\(fault.summary)"))
         return id
     }
 
@@ -30,16 +27,16 @@ extension ScenarioContext {
         return (String(rule), String(text[separator.upperBound...]))
     }
 
-    /// Adds `rule` as it is (an outside test's rule, `POST /session/origin/faults`) and notes
-    /// it in the trace as `openOriginFault` does, so that the judge treats it as a fault the
-    /// harness opened.
+    /// Adds `rule` to the origin's rules (atomically: the counts of the rules already there
+    /// keep every request they hit) and notes it in the trace (`origin fault ID begins:
+    /// SUMMARY`), so that the report names it as a fault the harness opened. `summary`
+    /// defaults to the rule's fault and path (an outside test's rule, `POST
+    /// /session/origin/faults`).
     /// - Throws: the origin's refusal (an invalid rule, an id already taken).
-    public func addOriginRule(_ rule: FaultRule) throws(FaultRuleSetError) {
-        var rules = network.origin.faultRules
-        try rules.add(rule)
-        network.origin.setFaultRules(rules)
+    public func addOriginRule(_ rule: FaultRule, summary: String? = nil) throws(FaultRuleSetError) {
+        try network.origin.updateFaultRules { (rules: inout FaultRuleSet) throws(FaultRuleSetError) in try rules.add(rule) }
         let method = rule.method.map { "\($0) " } ?? ""
-        collector.harness(.note("origin fault \(rule.id)\(Self.faultBegins)\(rule.fault) on \(method)\(rule.path.text)"))
+        collector.harness(.note("origin fault \(rule.id)\(Self.faultBegins)\(summary ?? "\(rule.fault) on \(method)\(rule.path.text)")"))
     }
 
     /// The origin's fault rules now, each with how many requests it has hit.
@@ -52,10 +49,13 @@ extension ScenarioContext {
     /// was no such rule.
     @discardableResult
     public func closeOriginFault(_ id: String) -> Bool {
-        var rules = network.origin.faultRules
-        let fired = rules.fired[id, default: 0]
-        guard rules.remove(id: id) != nil else { return false }
-        network.origin.setFaultRules(rules)
+        // Removed and counted under the rules' lock: a request hit between a read and a
+        // write would be lost from the count.
+        let fired: Int? = try? network.origin.updateFaultRules { (rules: inout FaultRuleSet) throws(FaultRuleSetError) -> Int? in
+            let fired = rules.fired[id, default: 0]
+            return rules.remove(id: id) == nil ? nil : fired
+        } ?? nil
+        guard let fired else { return false }
         collector.harness(.note("origin fault \(id) ends: it hit \(fired) request\(fired == 1 ? "" : "s")"))
         return true
     }
