@@ -11,12 +11,9 @@ import Testing
 ///
 /// Serialized: each run shapes real links and times real outages; running many side by
 /// side on a small machine would only blur their timing. The misbehaviours and replays
-/// are split in two suites of about the same length, this one and
-/// `HarnessSeamMisbehaviorTests`, which run beside each other (two scenarios at once):
-/// played one after another they were the test run's longest stretch (580 s). In each,
-/// the replays come after the misbehaviours, past the busy start of `swift test`, where
-/// `wifi-return-unnoticed`'s scenario once left its situation uncreated (the wifi-only
-/// download finished before WiFi went away).
+/// are split in three suites, this one, `HarnessSeamMisbehaviorTests` and
+/// `HarnessReplayTests`, which run beside each other (three scenarios at once): in two
+/// they were the test run's longest stretch (450 s on 2026-12-03; 580 s in one).
 @Suite(.serialized, .timeLimit(.minutes(5))) struct HarnessMisbehaviorTests {
     /// Fast, clean links so a scenario takes seconds: WiFi 8 Mbit/s, cellular 4 Mbit/s (expensive).
     static let profile = Profile(
@@ -53,8 +50,7 @@ import Testing
     /// Plays `scenarioName` with `misbehavior` on the fast links and requires that exactly
     /// the property it breaks failed, with evidence (and, for some, the rule that caught it).
     static func playExpectingExactlyItsProperty(_ misbehavior: AgentMisbehavior, in scenarioName: String) async throws {
-        try #require(!(replays + HarnessSeamMisbehaviorTests.replays).contains { $0.misbehavior == misbehavior },
-                     "a replay has its own test")
+        try #require(!HarnessReplayTests.replays.contains { $0.misbehavior == misbehavior }, "a replay has its own test")
         let scenario = try ShippedScenarios.named(scenarioName)
         let options = HarnessOptions(
             profile: Self.profile, profilePath: "(test)", seed: 7, timeLimit: .seconds(150),
@@ -100,67 +96,4 @@ import Testing
         .failOnBodyCut: ["with no permanent cause the world showed", "wifi up"],
         .failOnServerError: ["with no permanent cause the world showed", "503", "not 5"],
     ]
-
-    /// A bug of a real download manager, replayed: the scenario of the default suite that
-    /// creates its situation, the property that must fail with evidence, the other
-    /// properties the bug also breaks as a consequence (named, so that nothing else may
-    /// fail), and a scenario time limit for a bug that leaves a download stuck.
-    struct Replay: Sendable, CustomTestStringConvertible {
-        var misbehavior: AgentMisbehavior
-        var scenario: String
-        /// A text the broken property's evidence must contain (one of them, where a race
-        /// decides which of two ways the bug shows).
-        var evidence: [String]
-        var consequences: Set<String> = []
-        var timeLimit: Duration = .seconds(150)
-        var testDescription: String { misbehavior.rawValue }
-    }
-
-    static let replays: [Replay] = [
-        // ExoPlayer #7453: WiFi comes back, the wifi-only download stays queued (so it
-        // also never resumes after its outage); the scenario's wait for it runs into the
-        // time limit.
-        Replay(misbehavior: .wifiReturnUnnoticed, scenario: "cellular-policy", evidence: ["no bytes reached the app"],
-               consequences: ["auto-suspend-on-disconnect"], timeLimit: .seconds(60)),
-        // mux-player-swift PR #80: a second copy after each crash refetches what the disk held.
-        Replay(misbehavior: .duplicateAfterRelaunch, scenario: "crash-recovery",
-               evidence: ["the app's disk held the whole of it at the kill"]),
-        // androidx/media #1712: WiFi gone, only cellular (not allowed) left: the download
-        // stops for good. When the reset reached the app before its path update, it last
-        // showed suspended(network) and never goes on when WiFi is back (liveness fails
-        // too); when the update came first, it still shows downloading over a cellular it
-        // may not use (cellular-policy fails too) and the scenario's wait for it to stop
-        // runs out. Either way the time limit ends the scenario.
-        Replay(misbehavior: .stuckAfterHandoff, scenario: "cellular-policy",
-               evidence: ["after its outage ended", "it did not reach suspended(network)"],
-               consequences: ["liveness", "cellular-policy"], timeLimit: .seconds(60)),
-    ]
-
-    @Test(arguments: replays)
-    func theHarnessCatchesEachReplayedBugOnItsProperty(_ replay: Replay) async throws {
-        try await Self.playExpectingItsProperty(replay)
-    }
-
-    /// Plays a replay's scenario and requires its property failed with its evidence, and
-    /// nothing else but its consequences.
-    static func playExpectingItsProperty(_ replay: Replay) async throws {
-        let scenario = try ShippedScenarios.named(replay.scenario)
-        let options = HarnessOptions(
-            profile: Self.profile, profilePath: "(test)", seed: 7, timeLimit: replay.timeLimit,
-            app: try benchAgent(AgentOptions(misbehavior: replay.misbehavior)))
-        let run = await HarnessRunner.run([scenario], options: options)
-        let result = try #require(run.report.scenarios.first)
-        let failed = Set(result.verdicts.filter(\.failed).map(\.property))
-        let summaries = result.verdicts.map { "\($0.property): \($0.outcome.rawValue): \($0.summary)" }
-        let property = replay.misbehavior.brokenProperty
-        #expect(failed.contains(property), "verdicts:\n\(summaries.joined(separator: "\n"))")
-        #expect(failed.subtracting([property]).isSubset(of: replay.consequences),
-                "only \(property) and its consequences may fail; verdicts:\n\(summaries.joined(separator: "\n"))")
-        let broken = try #require(result.verdicts.first { $0.property == property })
-        #expect(broken.evidence.contains { found in replay.evidence.contains { found.text.contains($0) } },
-                "\(broken.evidence.map(\.text))")
-        if replay.timeLimit == .seconds(150) {
-            #expect(result.error == nil, "the scenario did not run to its end: \(result.error ?? "")")
-        }
-    }
 }

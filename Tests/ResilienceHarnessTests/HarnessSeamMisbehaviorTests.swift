@@ -5,8 +5,8 @@ import Testing
 /// The second half of `HarnessMisbehaviorTests`, played beside it (see there): the
 /// misbehaviours of the seams between properties (docs/obligations.md: a pause across a
 /// relaunch and a path's return, a resume with no interface, failures with WiFi up),
-/// those of licenses, claims and pauses, then two replays. Each must fail exactly the
-/// property it breaks, in the shipped scenario that creates its situation.
+/// those of licenses, claims and pauses. Each must fail exactly the property it breaks,
+/// in the shipped scenario that creates its situation.
 @Suite(.serialized, .timeLimit(.minutes(5))) struct HarnessSeamMisbehaviorTests {
     static let cases: [(AgentMisbehavior, String)] = [
         (.unpauseAfterRelaunch, "pause-seams"),
@@ -28,35 +28,17 @@ import Testing
         try await HarnessMisbehaviorTests.playExpectingExactlyItsProperty(misbehavior, in: scenario)
     }
 
-    static let replays: [HarnessMisbehaviorTests.Replay] = [
-        // novoda download-manager #442: the later request's cellular setting given to the
-        // earlier download too, which then goes on over cellular. So it does not suspend
-        // when WiFi goes: when it has not finished within the suspend bound (a loaded
-        // machine, a full test run), auto-suspend-on-disconnect sees that too.
-        .init(misbehavior: .cellularSettingPerBatch, scenario: "cellular-policy", evidence: ["which may not use cellular"],
-              consequences: ["auto-suspend-on-disconnect"]),
-        // WWDC app #163: reported downloaded after the relaunch, before the origin sent it
-        // all (and so with its progress short of 1).
-        .init(misbehavior: .completeAfterRelaunch, scenario: "network-edges", evidence: ["reported downloaded before"],
-              consequences: ["monotonic-progress"]),
-    ]
-
-    @Test(arguments: replays)
-    func theHarnessCatchesEachReplayedBugOnItsProperty(_ replay: HarnessMisbehaviorTests.Replay) async throws {
-        try await HarnessMisbehaviorTests.playExpectingItsProperty(replay)
-    }
-
     /// The misbehaviours the fixture catalog cannot show (it has no init sections and no
     /// byte ranges), played instead on streams recorded from nginx by
     /// `RecordCommandTests.aVariantThatDropsInitSectionsOrRestartsAByteRangeIsCaught`
     /// (StreamRecorderTests), which requires each to fail exactly its property there.
     static let playedOnRecordedStreams: [AgentMisbehavior] = [.dropsInitSections, .byteRangeFromZero]
 
-    /// Every misbehaviour is played by one of the two suites or on a recorded stream
+    /// Every misbehaviour is played by one of the three suites or on a recorded stream
     /// (`playedOnRecordedStreams`, named one by one), and none twice.
     @Test func everyMisbehaviourIsPlayed() {
         let played = (HarnessMisbehaviorTests.cases + Self.cases).map(\.0)
-            + (HarnessMisbehaviorTests.replays + Self.replays).map(\.misbehavior) + Self.playedOnRecordedStreams
+            + HarnessReplayTests.replays.map(\.misbehavior) + Self.playedOnRecordedStreams
         #expect(Set(played) == Set(AgentMisbehavior.allCases), "missing: \(Set(AgentMisbehavior.allCases).subtracting(played))")
         #expect(played.count == Set(played).count, "played twice")
     }

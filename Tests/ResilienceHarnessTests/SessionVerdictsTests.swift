@@ -40,4 +40,41 @@ import Testing
         // What came after the arrival is not looked at.
         #expect(ScenarioContext.killInstant(in: [announced(100), closed(950)], arrival: 900) == 900)
     }
+
+    private func accepted(_ t: UInt64) -> TraceEntry {
+        TraceEntry(t: t, .conditioner(.connectionAccepted(connection: 1, interface: .wifi, peer: "127.0.0.1:5000")))
+    }
+
+    private func forwarded(_ t: UInt64) -> TraceEntry {
+        TraceEntry(t: t, .conditioner(.bytesForwarded(connection: 1, interface: .wifi, direction: .downlink, bytes: 4096, total: 4096)))
+    }
+
+    private func segment(endingAt t: UInt64, completed: Bool, peer: String = "127.0.0.1:5000") -> TraceEntry {
+        TraceEntry(t: t, .origin(OriginRequestRecord(
+            connectionID: 9, interface: "wifi", proxySource: peer, method: "GET", path: "/videos/clear/400k/seg2.ts",
+            range: nil, status: 200, bytesSent: 4096, startedAtNanoseconds: 0, timeToFirstByteNanoseconds: 1,
+            durationNanoseconds: t, faultRuleID: nil, completed: completed)))
+    }
+
+    @Test func theOriginsSightOfTheEndPlacesTheKillWhenItCameFirst() {
+        // The conditioner closed the origin's side before it logged the close: the origin
+        // logged the response it was sending cut at 480, the close at 500. The kill came
+        // before both, with the response still on its way.
+        let cut = [announced(100), accepted(150), forwarded(200), segment(endingAt: 480, completed: false), closed(500)]
+        #expect(ScenarioContext.killInstant(in: cut, arrival: 900) == 479)
+        // A response that ended whole, or cut on another connection, does not move it.
+        #expect(ScenarioContext.killInstant(
+            in: [announced(100), accepted(150), forwarded(200), segment(endingAt: 480, completed: true), closed(500)],
+            arrival: 900) == 499)
+        #expect(ScenarioContext.killInstant(
+            in: [announced(100), accepted(150), segment(endingAt: 480, completed: false, peer: "127.0.0.1:6000"), closed(500)],
+            arrival: 900) == 499)
+        // The conditioner's byte counts, flushed at the close, come after the cut: they do not move it.
+        #expect(ScenarioContext.killInstant(
+            in: [announced(100), accepted(150), segment(endingAt: 480, completed: false), forwarded(490), closed(500)],
+            arrival: 900) == 479)
+        // Never before the test's announcement before it.
+        #expect(ScenarioContext.killInstant(
+            in: [accepted(50), segment(endingAt: 80, completed: false), announced(100), closed(500)], arrival: 900) == 499)
+    }
 }

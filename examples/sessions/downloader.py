@@ -87,7 +87,7 @@ class Downloader:
             try:
                 with open(partial, mode) as out:
                     while True:
-                        chunk = response.read(16384)
+                        chunk = response.read1(16384)  # what has arrived, not a full 16 KB
                         if not chunk:
                             break
                         out.write(chunk)

@@ -27,7 +27,8 @@ def call(api, method, path, body=None):
     data = None if body is None else json.dumps(body).encode()
     request = urllib.request.Request(api + path, data=data, method=method)
     with urllib.request.urlopen(request, timeout=120) as answer:
-        return json.load(answer)
+        text = answer.read()
+        return json.loads(text) if text else None  # 204 has no body
 
 
 def announce(api, **event):
@@ -45,16 +46,16 @@ def until(what, check, within=60):
     pytest.fail("waited %d s for %s" % (within, what))
 
 
-@pytest.fixture
-def session():
-    """A bench session on a free port, ended (or stopped) after the test."""
+def bench_session(*options):
+    """A bench session on a free port (its API's URL), ended (or stopped) after the test."""
     if not os.access(BENCH, os.X_OK):
         pytest.fail("no bench at %s: build it (swift build --product bench) or set DEADZONE_BENCH" % BENCH)
     scratch = tempfile.mkdtemp(prefix="deadzone-pytest-session-")
     ready = os.path.join(scratch, "ready")
     log = open(os.path.join(scratch, "bench.log"), "w")
     bench = subprocess.Popen(
-        [BENCH, "session", "--api", "127.0.0.1:0", "--ready-file", ready, "--out", os.path.join(scratch, "report")],
+        [BENCH, "session", "--api", "127.0.0.1:0", "--ready-file", ready, "--out", os.path.join(scratch, "report"),
+         *options],
         stdout=log, stderr=subprocess.STDOUT)
     until("the session to record", lambda: os.path.exists(ready) and open(ready).read().strip(), within=120)
     api = open(ready).read().strip()
@@ -68,6 +69,12 @@ def session():
             bench.kill()
         log.close()
         subprocess.run(["rm", "-rf", scratch])
+
+
+@pytest.fixture
+def session():
+    """A session whose app (downloader.py, started by the test) speaks no protocol."""
+    yield from bench_session()
 
 
 def start_app(api, video, *flags):
@@ -90,14 +97,25 @@ def files_of(api, video, suffix):
 
 
 def crash_and_relaunch(api, video, *flags):
-    """Starts the app, kills it with SIGKILL mid-download, announces both, starts it again."""
+    """Starts the app, kills it with SIGKILL mid-segment, announces both, starts it again.
+
+    The judge counts a crash only when bytes were in flight at the kill, so the test makes
+    sure they are: once two segments are stored, a fault rule stalls the next segment the
+    origin sends after its first 4 KB; the app is killed holding those bytes in part while
+    the origin still sends. (Without it, a kill a poll late lands between two segments.)
+    The stall is short: the origin logs the response, cut, once it gives up on it, and
+    the judge reads the log at the end."""
     announce(api, event="launched", after="clean")
     app = start_app(api, video, *flags)
-    until("two segments stored and a third on its way",
-          lambda: stored_segments(api, video) >= 2 and segment_on_its_way(api, video))
+    until("two segments stored", lambda: stored_segments(api, video) >= 2)
+    call(api, "POST", "/session/origin/faults", {
+        "id": "stall", "path": "/videos/%s/**" % video, "count": 1,
+        "fault": {"type": "stall_body", "after_bytes": 4096, "duration": "2s"}})
+    until("part of a segment stored, the rest stalled at the origin", lambda: segment_on_its_way(api, video))
     app.kill()
     app.wait()
     announce(api, event="killed", reason="crash", pid=app.pid)
+    call(api, "DELETE", "/session/origin/faults/stall")
     again = start_app(api, video, *flags)
     announce(api, event="launched", after="crash", pid=again.pid)
     assert again.wait(timeout=120) == 0
@@ -129,6 +147,9 @@ def test_bad_announcements_are_refused_naming_the_field(session):
         assert status == 400 and says in message, (body, status, message)
     status, message = refused(session, "/session/announce", None)
     assert status == 400 and "not JSON" in message
+    # Steps play an app the session launched; this one speaks no protocol.
+    status, message = refused(session, "/session/steps", [{"request": "clear"}])
+    assert status == 409 and "announce what the test made it do" in message, message
     # Nothing refused was recorded: the session judged nothing of it.
     result = call(session, "POST", "/session/end")
     assert verdict(result, "crash-recovery") == "not_applicable" and verdict(result, "cellular-policy") == "not_applicable"

@@ -79,31 +79,52 @@ extension ScenarioContext {
     /// The announcement comes after the kill; the world saw the kill earlier, as the end of
     /// the app's connections (a SIGKILL closes them all at once; the app is the only client
     /// of a session's interfaces). So the kill is placed just before the last connection
-    /// end the conditioner saw up to the announcement, when there is one, and never before
+    /// end the conditioner or the origin saw up to the announcement (`killInstant`), when
+    /// there is one, and never before
     /// the harness's entry before it (the announcement the test made before the kill): a
     /// connection still open at the kill is then open at its stamp, and bytes it had on their
     /// way count. With no connection ended since, the app was idle on the network: the
     /// announcement's arrival it is.
     public func announceKill(reason: String, pid: Int32?, at arrival: UInt64) async {
-        let killedAt = Self.killInstant(in: collector.entries, arrival: arrival)
+        // The origin's records join the trace at the scenario's end; its log so far is read here.
+        let served = network.origin.requestLog.map {
+            TraceEntry.origin($0, epoch: collector.epoch, interfaces: network.interfaces)
+        }
+        let killedAt = Self.killInstant(in: collector.entries + served, arrival: arrival)
         let pid = pid ?? Int32(announcedLaunches)
         collector.harness(.killed(pid: pid, reason: reason), at: killedAt)
         await recordDisk(pid: pid, killedAt: killedAt)
     }
 
-    /// When an announced kill happened (`announceKill`), from the entries up to its `arrival`.
+    /// When an announced kill happened (`announceKill`), from the entries up to its `arrival`:
+    /// just before the last connection end the conditioner saw, or before the origin's own
+    /// sight of that end, when it came first: a response it was sending down that connection
+    /// logged cut (not completed). (The conditioner closes its upstream side before it logs
+    /// the close, and flushes its byte counts after, so the origin often logs the cut first;
+    /// a kill placed after it would find that response already over, not in flight. A cut
+    /// response cannot leave its connection open: it ends it.) Never before the harness's
+    /// entry before it.
     static func killInstant(in entries: [TraceEntry], arrival: UInt64) -> UInt64 {
-        var lastClose: UInt64?
+        var lastClose: (t: UInt64, connection: UInt64)?
         var floor: UInt64 = 0
+        var peers: [UInt64: String] = [:]
         for entry in entries where entry.t <= arrival {
             switch entry.event {
-            case .conditioner(.connectionClosed): lastClose = max(lastClose ?? 0, entry.t)
+            case let .conditioner(.connectionAccepted(id, _, peer)): peers[id.rawValue] = peer
+            case let .conditioner(.connectionClosed(id, _, _, _)) where entry.t >= (lastClose?.t ?? 0):
+                lastClose = (entry.t, id.rawValue)
             case .harness: floor = max(floor, entry.t + 1)
             default: break
             }
         }
-        guard let lastClose, lastClose > 0, lastClose - 1 >= floor else { return arrival }
-        return min(arrival, lastClose - 1)
+        guard let lastClose, lastClose.t > 0, lastClose.t - 1 >= floor else { return arrival }
+        var instant = min(arrival, lastClose.t - 1)
+        guard let peer = peers[lastClose.connection] else { return instant }
+        for entry in entries where entry.t >= floor && entry.t <= lastClose.t {
+            guard case .origin(let record) = entry.event, record.proxySource == peer, !record.completed, entry.t > 0 else { continue }
+            instant = min(instant, max(floor, entry.t - 1))
+        }
+        return instant
     }
 
     /// The test launched the app, telling it (or not) how its last process ended.

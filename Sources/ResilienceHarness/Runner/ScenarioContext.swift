@@ -44,7 +44,7 @@ public actor ScenarioContext {
     /// The capabilities the scenario needs the app to declare (`Scenario.needs`).
     let needs: [Capability]
     /// The scenario's executor (its script runs there): tasks the script starts prefer it.
-    nonisolated let executor: DedicatedExecutor?
+    public nonisolated let executor: DedicatedExecutor?
 
     init(
         collector: TraceCollector, network: ScenarioNetwork, launcher: AgentLauncher, packages: PackageWatch,

@@ -182,7 +182,7 @@ struct ScenarioFileParser {
     static let relaunchKinds = RelaunchKind.allCases.filter { $0 != .clean }.map { ($0.rawValue, $0) }
 
     /// Parses the text into a node tree, turning Yams errors into located errors.
-    private func compose(_ yaml: String) throws(ScenarioFileError) -> ScenarioNode {
+    func compose(_ yaml: String) throws(ScenarioFileError) -> ScenarioNode {
         let node: Node?
         do { node = try Yams.compose(yaml: yaml) } catch let error as YamlError {
             throw malformed(error)

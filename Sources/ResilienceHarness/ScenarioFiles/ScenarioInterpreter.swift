@@ -9,7 +9,7 @@ import BenchCore
 struct ScenarioInterpreter {
     let steps: [ScenarioStep]
     /// Downloads requested so far, in request order.
-    private var downloads: [(name: String, token: String)] = []
+    private(set) var downloads: [(name: String, token: String)] = []
     private var marks: [String: ContinuousClock.Instant] = [:]
     /// The origin-fault windows still open: each closes itself when its time is up.
     var faultWindows: [Task<Void, Never>] = []
@@ -30,7 +30,7 @@ struct ScenarioInterpreter {
         await closeFaultWindows()
     }
 
-    private mutating func play(_ step: ScenarioStep, on s: ScenarioContext) async throws {
+    mutating func play(_ step: ScenarioStep, on s: ScenarioContext) async throws {
         switch step {
         case let .up(kind, pathUpdate): await s.setInterface(kind, up: true, pathUpdate: pathUpdate.policy)
         case let .down(kind, mode, pathUpdate): await s.setInterface(kind, up: false, mode: mode, pathUpdate: pathUpdate.policy)

@@ -18,8 +18,11 @@ struct SessionCommand: AsyncParsableCommand {
             control API, and records one trace. The test starts its app (which speaks no protocol) pointed at an \
             interface (GET /session says where, and where the app keeps its downloads), changes the network through \
             the API (toxiproxy's and /deadzone's endpoints) and announces what it made the app and the user do \
-            (POST /session/announce). POST /session/end, or Ctrl-C, ends it: the properties are judged on what the \
-            world saw, the report is written, and the end's answer holds the verdicts. See docs/control-api.md.
+            (POST /session/announce). With --agent (or --launch) the session launches an app that speaks the app \
+            protocol instead, and the test plays what the user and the OS do as scenario steps (POST /session/steps); \
+            every property is then judged, its word checked as in a run. POST /session/end, or Ctrl-C, ends it: the \
+            properties are judged on what the world saw, the report is written, and the end's answer holds the \
+            verdicts. See docs/control-api.md.
             Example: swift run bench session --api 127.0.0.1:8474 --profile Profiles/fast-4g.yaml --out Reports/session
             """
     )
@@ -51,6 +54,17 @@ struct SessionCommand: AsyncParsableCommand {
     @Option(name: .customLong("ready-file"), help: "Write the API's URL to this file once the session records (for scripts).")
     var readyFile: String?
 
+    @Option(help: ArgumentHelp(
+        "An app that speaks the app protocol, launched by the session: a builtin name (deadzone, python, a misbehaving variant) or a command line.",
+        discussion: "As bench run's --agent (docs/app-protocol.md). The test then plays steps (POST /session/steps) instead of announcing.",
+        valueName: "command"))
+    var agent: String?
+
+    @OptionGroup var launching: LaunchOptions
+
+    /// Whether the session launches an app that speaks the protocol.
+    var launchesApp: Bool { agent != nil || launching.launch != nil || launching.agentListen != nil }
+
     func validate() throws {
         guard let address = APIAddress(parsing: api) else {
             throw ValidationError("--api expects HOST:PORT or PORT, e.g. 127.0.0.1:8474 (got '\(api)')")
@@ -76,9 +90,22 @@ struct SessionCommand: AsyncParsableCommand {
         let limit = (try? Units.parseDuration(duration)) ?? .seconds(3600)
         // The session ends at --duration as at POST /session/end; the scenario's own time
         // limit, past it, only catches a judge that never ends.
-        var options = HarnessOptions(
-            profile: loaded, profilePath: profile, seed: loaded.seed, timeLimit: limit + .seconds(600),
-            app: AppCommandLine(executable: "(started by the test)"), agentName: "an app an outside test drives (no protocol)")
+        var options: HarnessOptions
+        if launchesApp {
+            var suite = SuiteRun(
+                profilePath: profile, scenarioNames: [], seed: loaded.seed, timeLimitSeconds: limit.seconds + 600,
+                misbehavior: nil, agentCommand: agent, progressOnStandardError: false)
+            suite.launching = launching
+            do {
+                options = try suite.harnessOptions(profile: loaded, seed: loaded.seed)
+                options.launch = try launching.appLaunch(app: options.app, agentGiven: agent != nil)
+            } catch { exitBadInput(error.description) }
+        } else {
+            options = HarnessOptions(
+                profile: loaded, profilePath: profile, seed: loaded.seed, timeLimit: limit + .seconds(600),
+                app: AppCommandLine(executable: "(started by the test)"), agentName: "an app an outside test drives (no protocol)")
+        }
+        defer { options.launch?.listener?.close() }
         if !catalogs.isEmpty {
             do { options.recorded = try RecordedContent.load(catalogs, reservedIDs: Set(ScenarioFile.fixtureVideos)) } catch {
                 exitBadInput("\(error)")
@@ -89,7 +116,7 @@ struct SessionCommand: AsyncParsableCommand {
         let address = APIAddress(parsing: api)!
         let readyFile = readyFile
         let server = Mutex<ControlServer?>(nil)
-        let driver = SessionDriver { context in
+        let driver = SessionDriver(launchesApp: launchesApp, recordedVideos: Set(options.recorded.streams.map(\.video.id))) { context in
             deadzone.attach(context.conditioner) { kind, state, pathUpdate in
                 context.driveInterface(kind, state, pathUpdate: pathUpdate)
             }
@@ -116,15 +143,17 @@ struct SessionCommand: AsyncParsableCommand {
         let scenario = Scenario(
             name: "session", summary: "A session an outside test drove through the API and announced.", asserts: [],
             interfacesStart: .asProfile
-        ) { context in await driver.play(context) }
+        ) { context in try await driver.play(context) }
         let interrupt = Task {
             await waitForInterrupt(orAfter: limit)
             if driver.requestEnd() { print("ending the session (Ctrl-C, or --duration \(duration))") }
         }
         var run = await HarnessRunner.run([scenario], options: options)
         interrupt.cancel()
-        for index in run.report.scenarios.indices {
-            run.report.scenarios[index].verdicts = SessionVerdicts.withoutTheAppsWord(run.report.scenarios[index].verdicts)
+        if !launchesApp {  // an app that spoke the protocol was judged on its word, as in a run
+            for index in run.report.scenarios.indices {
+                run.report.scenarios[index].verdicts = SessionVerdicts.withoutTheAppsWord(run.report.scenarios[index].verdicts)
+            }
         }
         let directory = out ?? SummaryTable.defaultDirectory(profile: "session")
         let written: String

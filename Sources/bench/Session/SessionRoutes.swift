@@ -5,7 +5,8 @@ import ResilienceHarness
 
 /// `bench session`'s own routes beside toxiproxy's and Deadzone's: `GET /session` (where
 /// the app connects, where it keeps its downloads, what the origin serves, what was
-/// announced), `POST /session/announce` (what the test made the app and the user do) and
+/// announced), `POST /session/announce` (what the test made the app and the user do),
+/// `POST /session/steps` (what the session plays to an app it launched, `SessionStepsAnswer`) and
 /// origin fault rules (`SessionOriginFaults`) and `POST /session/end` (judge the session;
 /// answers the verdicts once the report is written).
 struct SessionRoutes: ControlRoutes {
@@ -20,6 +21,11 @@ struct SessionRoutes: ControlRoutes {
         case ("POST", 2, "announce"):
             guard let context = driver.context, driver.phase == .recording else {
                 return { .error(APIError(409, "the session is \(driver.phase.rawValue): announcements are taken while it records")) }
+            }
+            guard !driver.launchesApp else {
+                return { .error(APIError(409, "this session launched the app and speaks the protocol with it: play what the "
+                    + "user and the OS do with POST /session/steps (scenario steps, docs/scenario-format.md); announcements "
+                    + "are for an app that speaks no protocol")) }
             }
             let t = context.now  // stamped as it arrives, before it waits for the scenario
             return {
@@ -40,21 +46,33 @@ struct SessionRoutes: ControlRoutes {
             case (_, 3): return { .error(APIError(405, "\(method) /session/origin/faults is not allowed: use GET or POST")) }
             default: return { .error(APIError(405, "\(method) /session/origin/faults/ID is not allowed: use DELETE")) }
             }
+        case ("POST", 2, "steps"):
+            guard driver.launchesApp else {
+                return { .error(APIError(409, "the app speaks no protocol in this session: announce what the test made it "
+                    + "do (POST /session/announce); steps play an app the session launched (bench session --agent, or --launch)")) }
+            }
+            guard let context = driver.context, driver.phase == .recording else {
+                return { .error(APIError(409, "the session is \(driver.phase.rawValue): steps play while it records")) }
+            }
+            let text = String(decoding: body, as: UTF8.self)
+            return { await SessionStepsAnswer.play(text, on: context, driver: driver) }
         case ("POST", 2, "end"):
             driver.requestEnd()
             return { .json(await driver.result()) }
         case (_, 1, nil):
             return { .error(APIError(405, "\(method) /session is not allowed: use GET")) }
-        case (_, 2, "announce"?), (_, 2, "end"?):
+        case (_, 2, "announce"?), (_, 2, "end"?), (_, 2, "steps"?):
             return { .error(APIError(405, "\(method) /\(parts.joined(separator: "/")) is not allowed: use POST")) }
         default:
             return { .error(.notFound("no such endpoint: \(method) /\(parts.joined(separator: "/")) (the session's: GET /session, "
-                + "POST /session/announce, GET/POST /session/origin/faults, DELETE /session/origin/faults/ID, POST /session/end)")) }
+                + "POST /session/announce, POST /session/steps, GET/POST /session/origin/faults, DELETE /session/origin/faults/ID, POST /session/end)")) }
         }
     }
 
     private static func status(_ driver: SessionDriver) -> ControlAPI.JSONValue {
-        var fields: [String: ControlAPI.JSONValue] = ["phase": .string(driver.phase.rawValue)]
+        var fields: [String: ControlAPI.JSONValue] = [
+            "phase": .string(driver.phase.rawValue), "app": .string(driver.launchesApp ? "protocol" : "silent"),
+        ]
         fields["downloads"] = .object(driver.downloads.mapValues { .string($0) })
         if let context = driver.context {
             fields["storage"] = .string(context.storageDirectory)
