@@ -82,8 +82,8 @@ extension ScenarioContext {
     /// end the conditioner or the origin saw up to the announcement (`killInstant`), when
     /// there is one, and never before the harness's entry before it (the announcement the
     /// test made before the kill): a connection still open at the kill is then open at its
-    /// stamp, and bytes it had on their way count. With no connection ended since, the app was idle on the network: the
-    /// announcement's arrival it is.
+    /// stamp, and bytes it had on their way count. With no connection ended since, the app
+    /// was idle on the network: the announcement's arrival it is.
     public func announceKill(reason: String, pid: Int32?, at arrival: UInt64) async {
         // The origin's records join the trace at the scenario's end; its log so far is read here.
         let served = network.origin.requestLog.map {

@@ -101,6 +101,9 @@ final class SessionDriver: Sendable {
                 await context.note("the test's steps stopped: \(error)")
                 failure = error
             }
+            // Ended meanwhile: the end may have come before this batch was registered, and
+            // not waited for it; its fault windows close here (closing twice is harmless).
+            if self.state.withLock({ $0.endRequested }) { await playing.end() }
             let played = playing
             self.state.withLock { state in
                 state.steps = played
@@ -109,7 +112,7 @@ final class SessionDriver: Sendable {
             return failure
         }
         state.withLock { state in
-            guard state.steps == nil else { return }  // it has ended already
+            guard state.steps == nil else { return }  // the batch has finished already
             state.batch = task
             if state.endRequested { task.cancel() }
         }
