@@ -30,6 +30,11 @@ struct FaultRuleTests {
         ("", "", true),
         ("*", "", true),
         ("/a/*/c", "/a//c", true),
+        ("{/ts/v0/*.ts,/ts/main.mp4}", "/ts/v0/seg3.ts", true),  // alternatives of the whole path
+        ("{/ts/v0/*.ts,/ts/main.mp4}", "/ts/main.mp4", true),
+        ("{/ts/v0/*.ts,/ts/main.mp4}", "/ts/v0/index.m3u8", false),
+        ("{/ts/v0/*.ts,/ts/main.mp4}", "/ts/v0/*.ts,/ts/main.mp4", false),
+        ("/a{b", "/a{b", true),  // a brace elsewhere is a character
     ])
     func globMatching(pattern: String, path: String, expected: Bool) {
         #expect(PathPattern(pattern).matches(path) == expected)

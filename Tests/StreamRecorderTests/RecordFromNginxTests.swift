@@ -17,13 +17,15 @@ extension RecordedStreams {
             var trees: String { root + "/trees" }
             var catalog: String { root + "/catalog" }
 
-            static func start() async throws -> Scratch {
+            /// With `long`, the trees include `long/` (`scripts/make-hls-trees --long`).
+            static func start(long: Bool = false) async throws -> Scratch {
                 let root = NSTemporaryDirectory() + "deadzone-record-\(UUID().uuidString)"
                 try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
                 let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                     .deletingLastPathComponent().appendingPathComponent("scripts/make-hls-trees").path
                 do {
-                    let made = try await ChildProcess.run("bash", [script, root + "/trees"], timeout: .seconds(240))
+                    let made = try await ChildProcess.run(
+                        "bash", [script, root + "/trees"] + (long ? ["--long"] : []), timeout: .seconds(240))
                     try #require(made.status == 0, "scripts/make-hls-trees failed: \(made.stderr)")
                     return Scratch(root: root, origin: try await NginxOrigin.start(serving: root + "/trees"))
                 } catch {

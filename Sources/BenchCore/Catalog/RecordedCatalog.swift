@@ -111,7 +111,7 @@ public struct RecordedVideo: Hashable, Sendable, Codable {
 /// One resource recorded: a playlist, segment, init section, key, subtitle file or poster.
 public struct RecordedResource: Hashable, Sendable, Codable {
     /// What a resource is to its stream.
-    public enum Kind: String, Hashable, Sendable, Codable {
+    public enum Kind: String, Hashable, Sendable, Codable, CaseIterable {
         case master, media, iframes, segment, initSection = "init", key, subtitles, poster
     }
 

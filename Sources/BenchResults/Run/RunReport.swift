@@ -68,6 +68,9 @@ public struct RunMetadata: Sendable, Hashable, Codable {
     /// certificate of a CA made for the run (`--https`; its certificate is `ca.pem` beside
     /// the report); nil for plain HTTP.
     public var https: Bool?
+    /// The fixture videos whose scenarios played on a recorded stream instead (`--video
+    /// FIXTURE=RECORDED`): each fixture's id to the recorded stream's; nil when none.
+    public var videos: [String: String]?
 
     /// Creates metadata.
     public init(

@@ -31,6 +31,8 @@ public struct RecordedContent: Hashable, Sendable {
         public var posterPath: String?
         /// The paths of its resources (redirects not included).
         public var paths: [String]
+        /// What each of `paths` is to the stream (a playlist, a segment, a key…).
+        public var kinds: [String: RecordedResource.Kind] = [:]
     }
 
     /// Every recorded stream, in the order the directories and their manifests list them.
@@ -122,10 +124,12 @@ public struct RecordedContent: Hashable, Sendable {
                 guard !streams.contains(where: { $0.video.id == video.id }) else {
                     throw .duplicateID(directory: directory, id: video.id)
                 }
-                let paths = video.resources.compactMap { byURL[$0] }.map { servedPath($0.redirects.last?.location ?? $0.url) }
+                let resources = video.resources.compactMap { byURL[$0] }
+                let paths = resources.map { servedPath($0.redirects.last?.location ?? $0.url) }
                 streams.append(Stream(
                     video: video, masterPath: servedPath(byURL[video.master]?.redirects.last?.location ?? video.master),
-                    posterPath: video.poster.map(servedPath), paths: paths))
+                    posterPath: video.poster.map(servedPath), paths: paths,
+                    kinds: Dictionary(zip(paths, resources.map(\.kind))) { first, _ in first }))
             }
         }
         return RecordedContent(streams: streams, entries: entries.mapValues(\.entry))

@@ -5,7 +5,10 @@
 ///   component followed by `/` (`/a/**/b`), it also matches no component at all, so
 ///   `/a/**/b` matches `/a/b`, `/a/x/b` and `/a/x/y/b`;
 /// - `?` matches exactly one character other than `/`;
-/// - every other character matches itself (case-sensitive, byte for byte).
+/// - every other character matches itself (case-sensitive, byte for byte);
+/// - a whole pattern written `{A,B,…}` matches what any of the globs A, B… matches
+///   (alternatives of the whole path only, not nested: `--video` writes the paths of a
+///   recording that way, `VideoSubstitution`).
 ///
 /// The whole path must match. A query string is not part of the path: strip it first
 /// (`FaultRuleSet.decide` does). Value type; matching is pure, in time bounded by pattern × path length.
@@ -13,6 +16,8 @@ public struct PathPattern: Sendable, Hashable, Codable, CustomStringConvertible 
     /// The pattern as written.
     public let text: String
     private let tokens: [Token]
+    /// The alternatives of a `{A,B,…}` pattern; empty for one glob.
+    private let alternatives: [PathPattern]
 
     private enum Token: Sendable, Hashable {
         case byte(UInt8)
@@ -25,6 +30,13 @@ public struct PathPattern: Sendable, Hashable, Codable, CustomStringConvertible 
     /// Parses `text`; every string is a valid pattern.
     public init(_ text: String) {
         self.text = text
+        if text.count > 2, text.hasPrefix("{"), text.hasSuffix("}") {
+            alternatives = text.dropFirst().dropLast().split(separator: ",", omittingEmptySubsequences: false)
+                .map { PathPattern(String($0)) }
+            tokens = []
+            return
+        }
+        alternatives = []
         var tokens: [Token] = []
         let bytes = Array(text.utf8)
         var i = 0
@@ -61,6 +73,7 @@ public struct PathPattern: Sendable, Hashable, Codable, CustomStringConvertible 
     /// whether tokens after the current one match `path[p...]`. Time is tokens × path
     /// length whatever the pattern (no backtracking blow-up), memory two rows, no recursion.
     public func matches(_ path: String) -> Bool {
+        if !alternatives.isEmpty { return alternatives.contains { $0.matches(path) } }
         let bytes = Array(path.utf8)
         let n = bytes.count
         let slash = UInt8(ascii: "/")

@@ -334,16 +334,20 @@ final class ProxyConnection {
     }
 
     /// The upstream is open: a tunnel is answered 200 through the link, and what the
-    /// first request left for the upstream goes first.
+    /// first request left for the upstream goes first: also what a fixed upstream with
+    /// interception was sent that named no host (a TLS handshake or an origin-form
+    /// request to the origin, held while the sniffer read it), which once waited here for
+    /// ever (an `--https --intercept` run's fixture videos timed out their handshakes).
     private func sendFirstRequest() {
-        guard let asked else { return }
-        if asked.intercepted {
-            // The intercepting proxy answers the request itself (a CONNECT's 200 included).
-            core.emit(.requestIntercepted(connection: id, interface: interface, target: asked.target))
-        } else if asked.tunnel {
-            answerTunnel(to: asked.target)
-        } else {
-            core.emit(.requestForwarded(connection: id, interface: interface, target: asked.target))
+        if let asked {
+            if asked.intercepted {
+                // The intercepting proxy answers the request itself (a CONNECT's 200 included).
+                core.emit(.requestIntercepted(connection: id, interface: interface, target: asked.target))
+            } else if asked.tunnel {
+                answerTunnel(to: asked.target)
+            } else {
+                core.emit(.requestForwarded(connection: id, interface: interface, target: asked.target))
+            }
         }
         let first = firstUp
         firstUp = []

@@ -46,6 +46,10 @@ public struct ChaosOptions: Sendable {
     /// The catalog directories `recorded` was loaded from, added to the commands printed
     /// (`--catalog DIR` each), so that a rerun or a replay serves them too.
     public var catalogs: [String] = []
+    /// Fixture videos played by recorded streams (`--video`): every input's requests of
+    /// them download the recording; the generator then requests none of those recordings
+    /// itself. Nothing by default.
+    public var substitution = VideoSubstitution()
 
     public init(
         seeds: [UInt64], profile: Profile, profilePath: String, directory: String, appArguments: [String] = [],
@@ -65,7 +69,13 @@ public struct ChaosOptions: Sendable {
     func harnessOptions(seed: UInt64) throws -> HarnessOptions {
         var options = try harness(seed)
         options.recorded = recorded
+        options.videos = substitution.videos
         return options
+    }
+
+    /// The scenario of an input's `file` (written at `path`), played on the recordings.
+    func scenario(of file: ScenarioFile, path: String) throws -> Scenario {
+        try substitution.scenario(of: file, path: path)
     }
 }
 
@@ -98,7 +108,10 @@ public enum ChaosRunner {
     ) async throws -> ChaosRun {
         let started = ContinuousClock.now
         try FileManager.default.createDirectory(atPath: options.directory, withIntermediateDirectories: true)
-        let generator = ChaosGenerator(profile: options.profile, recorded: ChaosRecordedVideo.all(in: options.recorded))
+        let substitutes = Set(options.substitution.videos.values)
+        let generator = ChaosGenerator(
+            profile: options.profile,
+            recorded: ChaosRecordedVideo.all(in: options.recorded).filter { !substitutes.contains($0.id) })
         let commands = ChaosCommands(options: options)
         say(commands.opening)
         let (played, growth, stop) = await playInputs(
@@ -193,7 +206,8 @@ public enum ChaosRunner {
         let path = commands.file(input.label)
         try file.yaml.write(toFile: path, atomically: true, encoding: .utf8)
         let clock = ContinuousClock.now
-        let run = await HarnessRunner.run([Scenario(file)], options: try options.harnessOptions(seed: input.genome.seed))
+        let run = await HarnessRunner.run(
+            [try options.scenario(of: file, path: path)], options: try options.harnessOptions(seed: input.genome.seed))
         let seconds = (ContinuousClock.now - clock).seconds
         try writeReports(run, commands.reports(input.label))
         guard let result = run.report.scenarios.first else { return nil }
@@ -216,7 +230,8 @@ public enum ChaosRunner {
         var shrinker = ChaosShrinker(file, maximumRuns: options.shrinkRuns)
         var bestRun: HarnessRun?
         while ContinuousClock.now < deadline, let candidate = shrinker.next() {
-            let run = await HarnessRunner.run([Scenario(candidate)], options: try options.harnessOptions(seed: seed))
+            let run = await HarnessRunner.run(
+                [try options.scenario(of: candidate, path: "a shrunk candidate")], options: try options.harnessOptions(seed: seed))
             let found = run.report.scenarios.first.flatMap(ChaosFailure.init)
             let kept = found?.shows(target) ?? false
             shrinker.record(stillFails: kept)

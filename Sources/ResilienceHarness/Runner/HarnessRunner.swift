@@ -45,6 +45,10 @@ public struct HarnessOptions: Sendable {
     /// Outside origins fetched live through the intercepting proxy (`--intercept`; needs
     /// `https`, whose CA signs the certificates it mints); nil: none.
     public var interception: HarnessInterception? = nil
+    /// The fixture videos the scenarios play on a recorded stream (`--video`,
+    /// `VideoSubstitution.videos`), recorded in the report's `run.videos`; the scenarios
+    /// themselves carry the substitution.
+    public var videos: [String: String] = [:]
     /// Also handed every conditioner event of each scenario, as it happens (a session's
     /// event stream); nil: only the trace.
     public var conditionerObserver: (any EventSink)? = nil
@@ -146,7 +150,7 @@ public enum HarnessRunner {
         started: ContinuousClock.Instant, jobs: Int
     ) -> HarnessRun {
         let merged = traces.flatMap { $0 }
-        let metadata = RunMetadata(
+        var metadata = RunMetadata(
             profile: options.profile.name, profilePath: options.profilePath, seed: options.seed,
             startedAt: collector.epochWallClock, durationSeconds: (ContinuousClock.now - started).seconds,
             versions: RunEnvironment.versions(libuv: LibUVInfo.version), machine: RunEnvironment.machine, agent: options.agentName,
@@ -155,6 +159,7 @@ public enum HarnessRunner {
                 return nil
             }.first,
             jobs: jobs, https: options.https == nil ? nil : true)
+        metadata.videos = options.videos.isEmpty ? nil : options.videos
         let trace = merged.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
         let scenarios = results.compactMap { $0 }
         let coverage = SituationModel.runCoverage(scenarios.compactMap { result in result.coverage.map { (result.name, $0) } })

@@ -77,15 +77,22 @@ public struct ScenarioFile: Sendable, Hashable {
 
 extension Scenario {
     /// The runtime scenario of `file`: its script plays the file's steps
-    /// (`ScenarioInterpreter`) against the scenario's context.
-    public init(_ file: ScenarioFile) {
+    /// (`ScenarioInterpreter`) against the scenario's context. `videos` maps a fixture
+    /// video's id to the recorded stream requested in its place (`--video`,
+    /// `VideoSubstitution`): the download keeps the fixture's name; the script notes the
+    /// mapping first.
+    public init(_ file: ScenarioFile, videos: [String: String] = [:]) {
         self.init(
             name: file.name, summary: file.summary, asserts: file.asserts, needs: file.needs, focus: file.focus,
             targetSeconds: file.targetSeconds, interfacesStart: file.drivesTheNetwork ? .heldDown : .asProfile,
             minimumCrashRestarts: file.minimumCrashRestarts, preconditions: file.preconditions.map(\.precondition),
             profileFrom: file.profileFrom
         ) { context in
-            var interpreter = ScenarioInterpreter(steps: file.steps)
+            if !videos.isEmpty {
+                let mapped = videos.sorted { $0.key < $1.key }.map { "\($0.key) is the recorded stream \($0.value)" }
+                await context.note("--video: " + mapped.joined(separator: ", "))
+            }
+            var interpreter = ScenarioInterpreter(steps: file.steps, videos: videos)
             try await interpreter.run(on: context)
         }
     }

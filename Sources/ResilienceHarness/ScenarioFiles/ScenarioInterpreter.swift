@@ -8,14 +8,18 @@ import BenchCore
 /// Used by the script of `Scenario(file)`, on the scenario's task.
 struct ScenarioInterpreter {
     let steps: [ScenarioStep]
+    /// The recorded stream requested in place of a fixture video (by the fixture's id):
+    /// `request` and `request-spare` ask for it, and name the download as the step says.
+    let videos: [String: String]
     /// Downloads requested so far, in request order.
     private(set) var downloads: [(name: String, token: String)] = []
     private var marks: [String: ContinuousClock.Instant] = [:]
     /// The origin-fault windows still open: each closes itself when its time is up.
     var faultWindows: [Task<Void, Never>] = []
 
-    init(steps: [ScenarioStep]) {
+    init(steps: [ScenarioStep], videos: [String: String] = [:]) {
         self.steps = steps
+        self.videos = videos
     }
 
     /// Plays every step; throws what the context throws (a trigger that never came…).
@@ -45,7 +49,7 @@ struct ScenarioInterpreter {
         case let .kill(kind, inForeground): try await s.crashAndRelaunch(kind, inForeground: inForeground)
         case .request(let request):
             let token = try await s.request(
-                request.video, allowsCellular: request.allowsCellular, rentalSeconds: request.rentalSeconds)
+                videos[request.video] ?? request.video, allowsCellular: request.allowsCellular, rentalSeconds: request.rentalSeconds)
             downloads.append((request.name, token))
         case let .user(action, name): try await s.user(action, token(name))
         case let .userIfInFlight(action, name): try await s.userIfInFlight(action, token(name), name: name)
@@ -76,7 +80,7 @@ struct ScenarioInterpreter {
         guard await s.allSettled(downloads.map(\.token)),
             let spare = videos.first(where: { video in !downloads.contains { $0.name == video } })
         else { return }
-        let token = try await s.request(spare)
+        let token = try await s.request(self.videos[spare] ?? spare)
         downloads.append((spare, token))
         try await s.wait("\(spare): \(segments) segments stored") { live in
             (live.segments[token] ?? 0) >= segments || [.downloaded, .failed].contains(live.states[token])

@@ -54,7 +54,9 @@ extension ScenarioStepParser {
         var fault = ScenarioOriginFault(try httpFault(node))
         if let path = options["path"] {
             fault.path = try path.text("a glob over request paths, e.g. /videos/**/*.ts")
-            guard fault.path.hasPrefix("/") else { throw path.error(.invalidValue, "a path glob starts with /, e.g. /videos/**/*.ts") }
+            guard Self.isPathGlob(fault.path) else {
+                throw path.error(.invalidValue, "a path glob starts with / (or is {/A,/B}), e.g. /videos/**/*.ts")
+            }
         }
         if let window = options["for"] {
             let duration = try window.duration()
@@ -64,6 +66,13 @@ extension ScenarioStepParser {
         fault.count = try options["count"]?.int("a number of requests, at least 1", in: 1...Int.max)
         fault.probability = try options["probability"]?.number("a probability from 0 to 1, e.g. 0.5 or 50%", in: 0...1, percent: true) ?? 1
         return fault
+    }
+
+    /// Whether `text` is a glob over request paths: one that starts with `/`, or
+    /// alternatives `{/A,/B,…}` of such globs (`PathPattern`).
+    static func isPathGlob(_ text: String) -> Bool {
+        guard text.hasPrefix("{"), text.hasSuffix("}"), text.count > 2 else { return text.hasPrefix("/") }
+        return text.dropFirst().dropLast().split(separator: ",", omittingEmptySubsequences: false).allSatisfy { $0.hasPrefix("/") }
     }
 
     static let faultExamples = "{status: 503}, {status: {code: 503, retry-after: 2s}}, stall, {stall: {after: 4096, for: 2s}}, "

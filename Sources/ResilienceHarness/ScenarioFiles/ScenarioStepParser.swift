@@ -158,7 +158,9 @@ struct ScenarioStepParser {
         case "wait-for-media-response": return .waitForMediaResponse(timeout: try timeout(options, ScenarioStep.mediaResponseTimeout))
         case "wait-for-request":
             let glob = try a!.text("a path glob, e.g. /videos/clear/** or /license")
-            guard glob.hasPrefix("/") else { throw a!.error(.invalidValue, "a path glob starts with /, e.g. /videos/clear/**") }
+            guard Self.isPathGlob(glob) else {
+                throw a!.error(.invalidValue, "a path glob starts with / (or is {/A,/B}), e.g. /videos/clear/**")
+            }
             return .waitForRequest(glob, timeout: try timeout(options, ScenarioStep.requestTimeout))
         case "hold": return .hold(try a!.duration())
         case "mark":

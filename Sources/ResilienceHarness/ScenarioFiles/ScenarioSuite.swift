@@ -59,26 +59,29 @@ public struct ScenarioSuite: Sendable {
 
     /// The scenarios a run plays: those `names` names, from the suite in `directory`,
     /// then those of the scenario `files`; every scenario of the directory when both are
-    /// empty. The directory is read only when a name or none at all is given.
-    /// - Throws: `ScenarioFileError` (a file or the directory), or `UnknownScenario`.
+    /// empty. The directory is read only when a name or none at all is given. Each is
+    /// played on the recordings `substitution` maps fixture videos to (`--video`).
+    /// - Throws: `ScenarioFileError` (a file or the directory), `UnknownScenario`, or
+    ///   `VideoSubstitutionError` (a step the substitution cannot carry over).
     public static func chosen(
-        names: [String], files: [String], directory: String = defaultDirectory, recordedVideos: Set<String> = []
+        names: [String], files: [String], directory: String = defaultDirectory, recordedVideos: Set<String> = [],
+        substitution: VideoSubstitution = VideoSubstitution()
     ) throws -> [Scenario] {
-        var chosen: [Scenario] = []
+        var chosen: [Entry] = []
         if !names.isEmpty || files.isEmpty {
             let suite = try load(directory: directory)
-            if names.isEmpty { return suite.all }
+            if names.isEmpty { chosen = suite.entries }
             for name in names {
-                guard let scenario = suite.named(name) else {
+                guard let entry = suite.entries.first(where: { $0.file.name == name }) else {
                     throw UnknownScenario(name: name, known: suite.entries.map(\.file.name))
                 }
-                chosen.append(scenario)
+                chosen.append(entry)
             }
         }
         for path in files {
-            chosen.append(Scenario(try ScenarioFile.load(contentsOf: path, recordedVideos: recordedVideos)))
+            chosen.append(Entry(path: path, file: try ScenarioFile.load(contentsOf: path, recordedVideos: recordedVideos)))
         }
-        return chosen
+        return try chosen.map { entry throws(VideoSubstitutionError) in try substitution.scenario(of: entry.file, path: entry.path) }
     }
 }
 

@@ -54,15 +54,22 @@ struct ChaosCommand: AsyncParsableCommand {
         "A catalog directory `bench record` wrote: its streams are served by every input's origin, and every generated "
             + "scenario requests one of them beside the fixture videos (repeatable; docs/your-streams.md).", valueName: "DIR"))
     var catalogs: [String] = []
+    @Flag(help: "Serve every input's origin and license server over HTTPS, with a CA made for the campaign (DIR/ca.pem).")
+    var https = false
+    @OptionGroup var recordings: RecordingOptions
     @OptionGroup var sharding: ShardOptions
 
     func run() async throws {
-        let suite = SuiteRun(
+        var suite = SuiteRun(
             profilePath: profile, scenarioNames: [], timeLimitSeconds: 240, misbehavior: misbehave, agentCommand: agent,
             progressOnStandardError: false, catalogs: catalogs)
+        recordings.apply(to: &suite)
         let chosen: [UInt64], loaded: Profile, budget: Duration, guidance: ChaosGuidance?, recorded: RecordedContent
+        let substitution: VideoSubstitution, interception: HarnessInterception?
         do {
             (chosen, loaded, recorded) = (try ChaosSeeds.parse(seeds), try suite.loadProfile(), try suite.recorded())
+            suite.httpsDirectory = https ? out ?? SummaryTable.defaultDirectory(profile: "chaos-\(loaded.name)") : nil
+            (substitution, interception) = (try suite.substitution(recorded: recorded), try suite.interception(recorded: recorded))
             _ = try suite.harnessOptions(profile: loaded, seed: 0)
             budget = try ChaosSeeds.shrinkTime(shrinkTime, runs: shrinkRuns)
             guidance = try ChaosSeeds.guidance(
@@ -72,12 +79,20 @@ struct ChaosCommand: AsyncParsableCommand {
         var shardGuidance = guidance
         let shard: ShardRecord?
         do { shard = try shardRecord(seeds: chosen, guidance: &shardGuidance, suite: suite) } catch { exitBadInput(error.description) }
+        let directory = suite.httpsDirectory ?? out ?? SummaryTable.defaultDirectory(profile: "chaos-\(loaded.name)")
+        var serving: HarnessHTTPS?
+        if https {
+            do { serving = try HarnessHTTPS.make(writingCAInto: directory) } catch { exitBadInput(error.description) }
+        }
         var options = ChaosOptions(
             seeds: shard.map { record in chosen.filter { record.units.contains(ChaosGuide.seedLabel($0)) } } ?? chosen, profile: loaded, profilePath: profile,
-            directory: out ?? SummaryTable.defaultDirectory(profile: "chaos-\(loaded.name)"),
-            appArguments: (agent.map { ["--agent", $0] } ?? []) + (misbehave.map { ["--misbehave", $0] } ?? []),
-            shrinkRuns: shrinkRuns, shrinkTime: budget
-        ) { seed in try suite.harnessOptions(profile: loaded, seed: seed) }
+            directory: directory, appArguments: appArguments, shrinkRuns: shrinkRuns, shrinkTime: budget
+        ) { [suite, serving, interception] seed in
+            var harness = try suite.harnessOptions(profile: loaded, seed: seed)
+            (harness.https, harness.interception) = (serving, interception)
+            return harness
+        }
+        options.substitution = substitution
         (options.jobs, options.stopAtFirstFailure, options.guidance) = (jobs, stopAtFirstFailure, shardGuidance)
         (options.invocation, options.shard, options.agentName) = (BenchInvocation.current, shard, suite.agentName)
         (options.recorded, options.catalogs) = (recorded, catalogs)
@@ -87,6 +102,15 @@ struct ChaosCommand: AsyncParsableCommand {
         }
         if let shard, result.seeds.isEmpty, shard.units.isEmpty { return print(ShardOptions.nothingToPlay(shard)) }
         if !result.passed { throw ExitCode(1) }
+    }
+
+    /// The options a rerun (`bench chaos`) and a replay (`bench`) of an input need to be
+    /// played as it was: the app, then HTTPS, interception and the recordings played
+    /// (`--catalog` is added by the commands themselves).
+    private var appArguments: [String] {
+        var arguments = (agent.map { ["--agent", $0] } ?? []) + (misbehave.map { ["--misbehave", $0] } ?? [])
+        if https { arguments.append("--https") }
+        return arguments + recordings.arguments
     }
 
     /// The record of `--shard` over `seeds`, or nil without it; a guided campaign's
@@ -111,6 +135,8 @@ struct ChaosCommand: AsyncParsableCommand {
         ]
         // Shards that serve other recordings generate other scenarios: not one campaign.
         if !catalogs.isEmpty { fields["catalogs"] = catalogs.joined(separator: " ") }
+        if https { fields["https"] = "true" }
+        recordings.identity(into: &fields)
         let identity = ShardOptions.identity(command: "chaos", fields)
         let record = plan.record(shard: spec.index, identity: identity)
         ShardOptions.announce(record)

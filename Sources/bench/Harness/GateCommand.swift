@@ -49,6 +49,11 @@ struct GateCommand: AsyncParsableCommand {
 
     func run() async throws {
         do { _ = try sharding.spec() } catch { exitBadInput(error.description) }
+        if !options.recordings.videos.isEmpty {
+            exitBadInput("--video: the gate compares each scenario's metrics with a baseline measured on the fixture videos, "
+                + "which a recording does not match; judge the suite on recordings with `bench run --catalog DIR --video "
+                + "\(options.recordings.videos[0])` (exit status 1 when any property fails)")
+        }
         let url = URL(fileURLWithPath: baseline)
         var current = Baseline()
         if FileManager.default.fileExists(atPath: baseline) {
@@ -64,8 +69,7 @@ struct GateCommand: AsyncParsableCommand {
         suite.catalogs = options.catalogs
         // The gate judges what an intercepted origin served as a run does (it once parsed
         // --intercept and ran without it: a gate that said nothing of what it was asked).
-        suite.intercept = options.intercept
-        suite.upstreamCA = options.upstreamCA
+        options.recordings.apply(to: &suite)
         let early = options.https && calibrate == nil ? options.out ?? suite.defaultDirectory() : nil
         suite.httpsDirectory = early
         do {
@@ -79,7 +83,7 @@ struct GateCommand: AsyncParsableCommand {
             "command": "gate", "partial": String(partial), "baseline": ShardOptions.baselineDigest(baseline),
         ]
         if options.https { suite.shardIdentity["https"] = "true" }
-        if !options.intercept.isEmpty { suite.shardIdentity["intercept"] = options.intercept.sorted().joined(separator: " ") }
+        options.recordings.identity(into: &suite.shardIdentity)
         if let calibrate { return try await calibrateBaseline(runs: calibrate, suite: suite, previous: current) }
         let (profileName, names): (String, [String])
         do { (profileName, names) = (try suite.loadProfile().name, try suite.scenarios().map(\.name)) } catch {

@@ -54,6 +54,14 @@ struct MatrixCommand: AsyncParsableCommand {
             + "streams by id (repeatable).", valueName: "DIR"))
     var catalogs: [String] = []
 
+    @Flag(help: ArgumentHelp(
+        "Serve every run's origins and license servers over HTTPS, with a certificate of a CA made for the matrix.",
+        discussion: "The CA's certificate is written as ca.pem in the matrix's directory before the first run; each app is "
+            + "told its path in hello's caFile and in DEADZONE_CA_FILE."))
+    var https = false
+
+    @OptionGroup var recordings: RecordingOptions
+
     @OptionGroup var sharding: ShardOptions
 
     /// The builtin engines' command lines, for a profile's seed (`SuiteRun.builtin`).
@@ -75,12 +83,21 @@ struct MatrixCommand: AsyncParsableCommand {
         var entries: [MatrixEntry] = []
         var chosen: [Scenario] = []
         var recorded = RecordedContent()
+        var interception: HarnessInterception?
+        var substituted: [String: String] = [:]
+        let directory = out ?? SummaryTable.defaultDirectory(profile: "matrix")
         for path in profiles.isEmpty ? ["Profiles/flaky-wifi.yaml"] : profiles {
             var suite = SuiteRun(
                 profilePath: path, scenarioNames: scenarios, scenarioFiles: scenarioFiles, seed: seed,
                 timeLimitSeconds: timeLimit, misbehavior: nil, progressOnStandardError: false)
             suite.catalogs = catalogs
-            do { recorded = try suite.recorded() } catch { exitBadInput(error.description) }
+            recordings.apply(to: &suite)
+            suite.httpsDirectory = https ? directory : nil
+            do {
+                recorded = try suite.recorded()
+                interception = try suite.interception(recorded: recorded)
+                substituted = try suite.substitution(recorded: recorded).videos
+            } catch { exitBadInput(error.description) }
             let profile: Profile
             do { profile = try suite.loadProfile(); chosen = try suite.scenarios() } catch { exitBadInput(error.description) }
             for spec in specs {
@@ -90,18 +107,23 @@ struct MatrixCommand: AsyncParsableCommand {
         }
         let shard: ShardRecord?
         do { shard = try shardRecord(entries, scenarios: chosen) } catch { exitBadInput(error.description) }
-        let directory = out ?? SummaryTable.defaultDirectory(profile: "matrix")
+        var serving: HarnessHTTPS?
+        if https {
+            do { serving = try HarnessHTTPS.make(writingCAInto: directory) } catch { exitBadInput(error.description) }
+        }
+        if !recordings.videos.isEmpty { print("the scenarios play on recordings: \(recordings.videos.joined(separator: ", "))") }
         let printer = ProgressPrinter(toStandardError: false)
         let output = DescriptorWriter(descriptor: 1)
         let clock = ContinuousClock.now
         let limit = Duration.milliseconds(Int64(timeLimit * 1000))
         let matrix = try await MatrixRun.run(
             entries, scenarios: chosen, into: URL(fileURLWithPath: directory),
-            options: { [recorded] entry in
+            options: { [recorded, interception, substituted, serving] entry in
                 var options = HarnessOptions(
                     profile: entry.profile, profilePath: entry.profilePath, seed: seed ?? entry.profile.seed,
                     timeLimit: limit, app: entry.app, agentName: entry.agent, jobs: jobs ?? SuiteRun.defaultJobs)
-                options.recorded = recorded
+                (options.recorded, options.interception, options.videos, options.https) =
+                    (recorded, interception, substituted, serving)
                 return options
             },
             shard: shard,
@@ -112,6 +134,16 @@ struct MatrixCommand: AsyncParsableCommand {
         print("")
         for summary in matrix.summary { print(summary.line) }
         print(String(format: "\nmatrix: %@/%@ (%.0f s)", directory, MatrixHTML.fileName, (ContinuousClock.now - clock).seconds))
+    }
+
+    /// What the shards of one matrix must share beyond its engines and profiles: the
+    /// recordings served and played, HTTPS, the hosts intercepted.
+    private var variations: [String: String] {
+        var fields: [String: String] = [:]
+        if !catalogs.isEmpty { fields["catalogs"] = catalogs.joined(separator: " ") }
+        if https { fields["https"] = "true" }
+        recordings.identity(into: &fields)
+        return fields
     }
 
     /// The record of `--shard` over every scenario of every run, or nil without it.
@@ -126,7 +158,7 @@ struct MatrixCommand: AsyncParsableCommand {
             "profile": (profiles.isEmpty ? ["Profiles/flaky-wifi.yaml"] : profiles).joined(separator: ", "),
             "seed": seed.map(String.init) ?? "each profile's", "agent": agents.joined(separator: ", "),
             "time-limit": String(timeLimit),
-        ])
+        ].merging(variations) { $1 })
         let record = plan.record(shard: spec.index, identity: identity)
         ShardOptions.announce(record)
         return record

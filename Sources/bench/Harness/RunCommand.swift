@@ -51,8 +51,7 @@ struct RunCommand: AsyncParsableCommand {
             jobs: options.jobs)
         suite.launching = options.launching
         suite.catalogs = options.catalogs
-        suite.intercept = options.intercept
-        suite.upstreamCA = options.upstreamCA
+        options.recordings.apply(to: &suite)
         let early = options.https ? options.out ?? suite.defaultDirectory() : nil
         suite.httpsDirectory = early
         do {
@@ -60,7 +59,7 @@ struct RunCommand: AsyncParsableCommand {
         } catch { exitBadInput(error.description) }
         suite.shardIdentity = ["command": "run", "partial": String(partial)]
         if options.https { suite.shardIdentity["https"] = "true" }
-        if !options.intercept.isEmpty { suite.shardIdentity["intercept"] = options.intercept.sorted().joined(separator: " ") }
+        options.recordings.identity(into: &suite.shardIdentity)
         let result: HarnessRun
         do { result = try await suite.run() } catch { exitBadInput(error.description) }
         let (comparison, note, warning) = GateComparison.forRun(
@@ -119,13 +118,7 @@ struct SuiteOptions: ParsableArguments {
             + "videos, and a --scenario-file may request them by id (repeatable; docs/your-streams.md).", valueName: "DIR"))
     var catalogs: [String] = []
 
-    @Option(name: .customLong("intercept"), help: ArgumentHelp(
-        "A host (HOST or HOST:PORT) whose recorded streams (--catalog) the app fetches live from it, seen through the "
-            + "intercepting proxy (repeatable; needs --https; docs/your-streams.md).", valueName: "HOST"))
-    var intercept: [String] = []
-
-    @Option(name: .customLong("upstream-ca"), help: "PEM file of CAs trusted for intercepted hosts, beside the system's.")
-    var upstreamCA: String?
+    @OptionGroup var recordings: RecordingOptions
 
     @OptionGroup var launching: LaunchOptions
 }

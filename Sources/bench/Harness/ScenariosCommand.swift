@@ -32,19 +32,39 @@ struct ScenarioCheckCommand: ParsableCommand {
         "A catalog directory `bench record` wrote: a request may name its streams (repeatable).", valueName: "DIR"))
     var catalogs: [String] = []
 
+    @Option(name: .customLong("video"), help: ArgumentHelp(
+        "FIXTURE=RECORDED: also check that each file can be played with the recorded stream RECORDED (of --catalog) in "
+            + "place of the fixture video FIXTURE, as bench run --video plays it (repeatable).", valueName: "FIXTURE=RECORDED"))
+    var videos: [String] = []
+
     func run() throws {
         var invalid = 0
-        var recorded: Set<String> = []
+        var content = RecordedContent()
+        var substitution = VideoSubstitution()
         if !catalogs.isEmpty {
-            do {
-                recorded = Set(try RecordedContent.load(catalogs, reservedIDs: Set(ScenarioFile.fixtureVideos)).streams.map(\.video.id))
-            } catch {
+            do { content = try RecordedContent.load(catalogs, reservedIDs: Set(ScenarioFile.fixtureVideos)) } catch {
                 printError("error: --catalog: \(error)")
                 throw ExitCode(2)
             }
         }
+        if !videos.isEmpty {
+            guard !catalogs.isEmpty else {
+                printError("error: --video names recorded streams: give the catalog they were recorded into with --catalog DIR")
+                throw ExitCode(2)
+            }
+            do { substitution = try VideoSubstitution(parsing: videos, recorded: content) } catch {
+                printError("error: \(error)")
+                throw ExitCode(2)
+            }
+        }
+        let recorded = Set(content.streams.map(\.video.id))
         for file in files {
-            do { print("\(file): valid: " + (try ScenarioFile.load(contentsOf: file, recordedVideos: recorded)).oneLineSummary) } catch {
+            do {
+                let scenario = try ScenarioFile.load(contentsOf: file, recordedVideos: recorded)
+                _ = try substitution.scenario(of: scenario, path: file)
+                let played = substitution.isEmpty ? "" : " (on recordings: \(substitution.summary))"
+                print("\(file): valid: " + scenario.oneLineSummary + played)
+            } catch {
                 printError("error: \(error)")
                 invalid += 1
             }

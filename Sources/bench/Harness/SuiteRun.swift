@@ -37,6 +37,8 @@ struct SuiteRun {
     /// `--intercept`, `--upstream-ca`: outside hosts whose recorded streams are fetched live.
     var intercept: [String] = []
     var upstreamCA: String? = nil
+    /// `--video FIXTURE=RECORDED`: fixture videos whose scenarios play on a recorded stream.
+    var videos: [String] = []
 
     /// Bad input: exit 2 with a message that says what to do.
     struct BadInput: Error, CustomStringConvertible {
@@ -61,9 +63,31 @@ struct SuiteRun {
     /// The scenarios named in Scenarios/ and the scenario files (all of Scenarios/ when
     /// none), or a `BadInput` naming the file and line, or listing the known names.
     func scenarios() throws(BadInput) -> [Scenario] {
-        let recorded = Set(try recorded().streams.map(\.video.id))
-        do { return try ScenarioSuite.chosen(names: scenarioNames, files: scenarioFiles, recordedVideos: recorded) } catch {
+        let content = try recorded()
+        let substitution = try substitution(recorded: content)
+        do {
+            return try ScenarioSuite.chosen(
+                names: scenarioNames, files: scenarioFiles, recordedVideos: Set(content.streams.map(\.video.id)),
+                substitution: substitution)
+        } catch {
             throw BadInput(description: "\(error)")
+        }
+    }
+
+    /// `--video`'s mappings over `recorded` (nothing without `--video`), the streams
+    /// fetched live (`--intercept`) marked, or a `BadInput` saying what to do.
+    func substitution(recorded: RecordedContent) throws(BadInput) -> VideoSubstitution {
+        guard !videos.isEmpty else { return VideoSubstitution() }
+        guard !catalogs.isEmpty else {
+            throw BadInput(description: "--video plays fixture videos' scenarios on recorded streams: give the catalog "
+                + "they were recorded into with --catalog DIR (bench record URL --out DIR)")
+        }
+        var content = recorded
+        if !intercept.isEmpty {
+            content.liveFrom = intercept.compactMap { try? InterceptRule(parsing: $0) }
+        }
+        do { return try VideoSubstitution(parsing: videos, recorded: content) } catch {
+            throw BadInput(description: error.description)
         }
     }
 
@@ -113,6 +137,7 @@ struct SuiteRun {
         var options = try harnessOptions(profile: profile, seed: seed ?? profile.seed)
         options.recorded = try recorded()
         options.interception = try interception(recorded: options.recorded)
+        options.videos = try substitution(recorded: options.recorded).videos
         options.launch = try launching?.appLaunch(app: options.app, agentGiven: agentCommand != nil || misbehavior != nil)
         if let httpsDirectory {
             do { options.https = try HarnessHTTPS.make(writingCAInto: httpsDirectory) } catch {
@@ -133,7 +158,8 @@ struct SuiteRun {
         }
         let printer = ProgressPrinter(toStandardError: progressOnStandardError)
         let output = DescriptorWriter(descriptor: progressOnStandardError ? 2 : 1)
-        output.write("Deadzone \(DeadzoneVersion.current): \(scenarios.count) scenario\(scenarios.count == 1 ? "" : "s") under \(profile.name) (seed \(options.seed))\(record.map { ", shard \($0.spec)" } ?? "")\n")
+        let mapped = videos.isEmpty ? "" : ", on recordings: \(videos.joined(separator: ", "))"
+        output.write("Deadzone \(DeadzoneVersion.current): \(scenarios.count) scenario\(scenarios.count == 1 ? "" : "s") under \(profile.name) (seed \(options.seed))\(record.map { ", shard \($0.spec)" } ?? "")\(mapped)\n")
         var run = await HarnessRunner.run(scenarios, options: options) { printer.handle($0) }
         run.report.run.shard = record
         return run

@@ -18,7 +18,8 @@ struct ConditionerFixture {
         stallThreshold: Duration = .seconds(1),
         listeners: [InterfaceKind: SocketAddress] = ConditionerConfiguration.defaultListeners,
         countsRefusals: Bool = false,
-        holds: [InterfaceKind: DownMode] = [:]
+        holds: [InterfaceKind: DownMode] = [:],
+        interception: ConditionerConfiguration.Interception? = nil
     ) async throws {
         upstream = try TestUpstream(behaviour: behaviour)
         events = EventCollector()
@@ -28,7 +29,8 @@ struct ConditionerFixture {
             configuration: ConditionerConfiguration(upstream: upstream.address, listeners: listeners,
                                                     proxyProtocol: proxyProtocol, profile: profile,
                                                     holds: holds, progressInterval: .milliseconds(50),
-                                                    stallThreshold: stallThreshold, countsRefusals: countsRefusals),
+                                                    stallThreshold: stallThreshold, countsRefusals: countsRefusals,
+                                                    interception: interception),
             sink: events)
     }
 
