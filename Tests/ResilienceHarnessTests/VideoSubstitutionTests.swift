@@ -165,6 +165,33 @@ struct VideoSubstitutionTests {
         #expect(throws: ScenarioFileError.self) { _ = try ScenarioFile.parse(yaml: yaml("{show/*.ts,/single/main.mp4}")) }
     }
 
+    /// The same stream recorded twice (other paths, the same bytes) cannot stand for two
+    /// fixtures: the harness, reading a disk by content, could not tell the downloads apart.
+    @Test func twoRecordingsOfTheSameBytesCannotStandForTwoFixtures() throws {
+        let directory = NSTemporaryDirectory() + "deadzone-substitution-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory + "/files", withIntermediateDirectories: true)
+        let bytes = Data("the same segment".utf8)
+        try bytes.write(to: URL(fileURLWithPath: directory + "/files/seg"))
+        let sha = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        var resources: [RecordedResource] = []
+        var videos: [RecordedVideo] = []
+        for id in ["one", "two"] {
+            let url = "https://cdn.example/\(id)/seg0.ts"
+            resources.append(RecordedResource(url: url, kind: .segment, file: "files/seg", contentType: "video/mp2t",
+                size: Int64(bytes.count), sha256: sha))
+            videos.append(RecordedVideo(id: id, name: id, master: url, duration: 1, protection: "clear", resources: [url]))
+        }
+        try RecordedCatalog(videos: videos, resources: resources).write(to: directory)
+        let content = try RecordedContent.load([directory])
+        #expect(try VideoSubstitution(parsing: ["large=one"], recorded: content).videos == ["large": "one"])
+        #expect {
+            _ = try VideoSubstitution(parsing: ["large=one", "large-b=two"], recorded: content)
+        } throws: { error in
+            "\(error)".contains("hold the same bytes (/two/seg0.ts and /one/seg0.ts)")
+        }
+    }
+
     @Test func withNoSubstitutionAFileIsPlayedAsWritten() throws {
         let file = Self.file([.waitForRequest("/videos/clear/400k/*.ts")])
         #expect(try VideoSubstitution().rewritten(file, path: "f.yaml") == file)

@@ -65,14 +65,38 @@ import TestSupport
             try #require(recorded.status == 0, "\(recorded.stderr)")
             let links = try Self.slowLinks(in: scratch.root)
             let (out, caught) = (scratch.root + "/run", scratch.root + "/variant")
+            // A spare request of `large`, which `--video large=long` plays on the recording too.
+            let spare = scratch.root + "/spare.yaml"
+            try """
+                name: spare
+                summary: a spare download of the large video, played on a recording.
+                asserts: [integrity]
+                needs: [inspect]
+                steps:
+                  - up: wifi
+                  - wait-for-path: [wifi]
+                  - launch
+                  - request-spare: [large]
+                  - wait-settled: all
+                  - inspect: all
+
+                """.write(toFile: spare, atomically: true, encoding: .utf8)
             let common = ["--profile", links, "--catalog", scratch.catalog, "--video", "clear=long", "--time-limit", "150"]
             async let passing = ChildProcess.run(bench, common + [
                 "--scenario", "origin-faults", "--scenario", "auto-suspend-on-disconnect", "--out", out,
             ], directory: Self.root, timeout: .seconds(300))
+            async let spared = ChildProcess.run(bench, [
+                "--profile", links, "--catalog", scratch.catalog, "--video", "large=long", "--scenario-file", spare,
+                "--time-limit", "150", "--out", scratch.root + "/spare",
+            ], directory: Self.root, timeout: .seconds(300))
             async let failing = ChildProcess.run(bench, common + [
                 "--agent", "fail-on-outage", "--scenario", "auto-suspend-on-disconnect", "--out", caught,
             ], directory: Self.root, timeout: .seconds(300))
-            let (run, variant) = try await (passing, failing)
+            let (run, variant, spareRun) = try await (passing, failing, spared)
+            #expect(spareRun.status == 0, "\(spareRun.stdout)\n\(spareRun.stderr)")
+            let spareTrace = try String(contentsOfFile: scratch.root + "/spare/trace.jsonl", encoding: .utf8)
+            #expect(spareTrace.contains("\"video\":\"long\"") && spareTrace.contains("/long/v0/seg"),
+                "the spare request of large did not download the recording")
             #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
             #expect(run.stdout.contains("on recordings: clear=long"), "\(run.stdout)")
             let report = try Self.json(out + "/report.json")

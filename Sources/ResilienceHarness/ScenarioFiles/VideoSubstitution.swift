@@ -17,7 +17,10 @@ import Foundation
 /// paths, so the origin's log could not tell them apart), and only for a fixture of its
 /// kind: a protected fixture (`protected`, `multi-drm`…) for a recording with `skd://`
 /// keys, `http-key` for an AES-128 one, any other for a clear or AES-128 one; never
-/// `online-only`, which is not offline-enabled. A value: made once per run.
+/// `online-only`, which is not offline-enabled. Two recordings that stand for two fixtures
+/// share no media file's bytes (the harness finds segments, init sections, keys and
+/// subtitles on a disk by content: two downloads of the same bytes could not be told
+/// apart). A value: made once per run.
 public struct VideoSubstitution: Sendable, Hashable {
     /// One mapping.
     public struct Substitute: Sendable, Hashable {
@@ -27,6 +30,8 @@ public struct VideoSubstitution: Sendable, Hashable {
         public var recorded: String
         /// The recording's paths, each with its kind.
         var kinds: [String: RecordedResource.Kind]
+        /// A path of the recording for each SHA-256 its files have.
+        var hashes: [String: String] = [:]
     }
 
     /// The mappings, in the order given.
@@ -75,7 +80,7 @@ public struct VideoSubstitution: Sendable, Hashable {
             if let earlier = substitutes.first(where: { $0.recorded == recordedID }) {
                 throw VideoSubstitutionError(text, "\(recordedID) already stands for \(earlier.fixture): one stream can stand "
                     + "for one fixture (two downloads of it would share its paths, and the origin's log could not tell them "
-                    + "apart); record another stream, or the same one from another path, for \(fixtureID)")
+                    + "apart); record another stream for \(fixtureID)")
             }
             if let refusal = Self.kindRefusal(fixture: fixture, stream: stream.video) {
                 throw VideoSubstitutionError(text, refusal)
@@ -84,9 +89,25 @@ public struct VideoSubstitution: Sendable, Hashable {
                 throw VideoSubstitutionError(text, "\(recordedID) serves \(odd), a path with a glob character ({ } , * ?): "
                     + "the scenarios' path globs cannot be carried over to it")
             }
-            substitutes.append(Substitute(fixture: fixtureID, recorded: recordedID, kinds: stream.kinds))
+            // The media files, which the harness finds on a disk by their bytes (playlists are
+            // read by name, and two streams' media playlists are often the same text).
+            var hashes: [String: String] = [:]
+            for path in stream.paths where Self.readByContent.contains(stream.kinds[path] ?? .master) {
+                if case .file(_, _, _, let sha256)? = recorded.entry(at: path), hashes[sha256] == nil { hashes[sha256] = path }
+            }
+            for earlier in substitutes {
+                guard let (sha256, path) = hashes.first(where: { earlier.hashes[$0.key] != nil }) else { continue }
+                throw VideoSubstitutionError(text, "\(recordedID) and \(earlier.recorded) (for \(earlier.fixture)) hold the same "
+                    + "bytes (\(path) and \(earlier.hashes[sha256] ?? "")): the harness reads the app's disk by content, so it "
+                    + "could not tell one download's files from the other's; map two streams that share no file (the same "
+                    + "stream recorded twice will not do)")
+            }
+            substitutes.append(Substitute(fixture: fixtureID, recorded: recordedID, kinds: stream.kinds, hashes: hashes))
         }
     }
+
+    /// The kinds of file the harness identifies on an app's disk by content (`DiskWitness`).
+    static let readByContent: Set<RecordedResource.Kind> = [.segment, .initSection, .key, .subtitles]
 
     /// Whether nothing is substituted.
     public var isEmpty: Bool { substitutes.isEmpty }
