@@ -190,6 +190,18 @@ struct VideoSubstitutionTests {
         } throws: { error in
             "\(error)".contains("hold the same bytes (/two/seg0.ts and /one/seg0.ts)")
         }
+        // Nor may a scenario request both by their own ids, with no --video at all.
+        let plain = try VideoSubstitution(parsing: [], recorded: content)
+        let both = Self.file([.request(ScenarioRequest("one")), .requestSpare(["two"])])
+        #expect {
+            _ = try plain.scenario(of: both, path: "both.yaml")
+        } throws: { error in
+            "\(error)".hasPrefix("both.yaml (s) downloads the recorded streams one and two, which hold the same bytes")
+        }
+        _ = try plain.scenario(of: Self.file([.request(ScenarioRequest("one"))]), path: "one.yaml")
+        // A chaos campaign leaves the second out of what its scenarios request, saying why.
+        let (pool, lines) = ChaosRecordedVideo.pool(in: content)
+        #expect(pool.map(\.id) == ["one"] && lines.count == 1 && lines[0].contains("two is not requested"), "\(lines)")
     }
 
     @Test func withNoSubstitutionAFileIsPlayedAsWritten() throws {

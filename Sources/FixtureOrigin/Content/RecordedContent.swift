@@ -153,6 +153,30 @@ public struct RecordedContent: Hashable, Sendable {
     /// Whether nothing is recorded.
     public var isEmpty: Bool { streams.isEmpty }
 
+    /// The kinds of file the harness finds on an app's disk by content (its segments, init
+    /// sections, keys and subtitle files; playlists it reads by name).
+    public static let mediaKinds: Set<RecordedResource.Kind> = [.segment, .initSection, .key, .subtitles]
+
+    /// A media file (`mediaKinds`) of stream `a` and one of stream `b` with the same bytes,
+    /// as `(path of a's, path of b's)`; nil when they share none. Two downloads of such
+    /// streams in one scenario cannot be told apart on the app's disk, where the harness
+    /// finds files by content.
+    public func sharedMediaFile(_ a: String, _ b: String) -> (String, String)? {
+        guard let first = stream(a), let second = stream(b), a != b else { return nil }
+        func media(_ stream: Stream) -> [String: String] {
+            var hashes: [String: String] = [:]
+            for path in stream.paths where Self.mediaKinds.contains(stream.kinds[path] ?? .master) {
+                if case .file(_, _, _, let sha256)? = entry(at: path), hashes[sha256] == nil { hashes[sha256] = path }
+            }
+            return hashes
+        }
+        let theirs = media(second)
+        for (sha256, path) in media(first).sorted(by: { $0.value < $1.value }) {
+            if let other = theirs[sha256] { return (path, other) }
+        }
+        return nil
+    }
+
     /// The answer at request path `path` (its query ignored), if recorded.
     public func entry(at path: String) -> Entry? {
         entries[OriginPath.normalized(path)]

@@ -22,6 +22,28 @@ public struct ChaosRecordedVideo: Sendable, Hashable {
     public static func all(in content: RecordedContent) -> [ChaosRecordedVideo] {
         content.streams.map { ChaosRecordedVideo(id: $0.video.id, needsLicense: !content.licenseKeys(of: $0).isEmpty) }
     }
+
+    /// The recorded streams a generated scenario may request (`all(in:)`) without two of
+    /// them, or one and a stream of `kept` (those `--video` plays), sharing a media file's
+    /// bytes, which the harness could not tell apart on the app's disk; and a line for
+    /// each stream left out, saying why.
+    static func pool(in content: RecordedContent, besides kept: [String] = []) -> ([ChaosRecordedVideo], [String]) {
+        var chosen: [ChaosRecordedVideo] = []
+        var lines: [String] = []
+        for video in all(in: content) {
+            let others = kept.filter { $0 != video.id } + chosen.map(\.id)
+            if let twin = others.first(where: { content.sharedMediaFile(video.id, $0) != nil }),
+                let (path, other) = content.sharedMediaFile(video.id, twin)
+            {
+                lines.append("--catalog: \(video.id) is not requested by the generated scenarios: it holds the same bytes as "
+                    + "\(twin) (\(path) and \(other)), and the harness, finding files on the app's disk by content, could not "
+                    + "tell the two downloads apart")
+                continue
+            }
+            chosen.append(video)
+        }
+        return (chosen, lines)
+    }
 }
 
 extension ChaosPlan {

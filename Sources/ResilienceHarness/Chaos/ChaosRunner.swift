@@ -109,11 +109,12 @@ public enum ChaosRunner {
         let started = ContinuousClock.now
         try FileManager.default.createDirectory(atPath: options.directory, withIntermediateDirectories: true)
         let substitutes = Set(options.substitution.videos.values)
-        let generator = ChaosGenerator(
-            profile: options.profile,
-            recorded: ChaosRecordedVideo.all(in: options.recorded).filter { !substitutes.contains($0.id) })
+        let (pool, leftOut) = ChaosRecordedVideo.pool(
+            in: options.recorded, besides: options.substitution.substitutes.map(\.recorded))
+        let generator = ChaosGenerator(profile: options.profile, recorded: pool.filter { !substitutes.contains($0.id) })
         let commands = ChaosCommands(options: options)
         say(commands.opening)
+        for line in leftOut { say(line) }
         let (played, growth, stop) = await playInputs(
             options, generator: generator, commands: commands, started: started, writeReports: writeReports, say: say)
         var results: [ChaosSeedResult] = []

@@ -30,8 +30,6 @@ public struct VideoSubstitution: Sendable, Hashable {
         public var recorded: String
         /// The recording's paths, each with its kind.
         var kinds: [String: RecordedResource.Kind]
-        /// A path of the recording for each SHA-256 its files have.
-        var hashes: [String: String] = [:]
     }
 
     /// The mappings, in the order given.
@@ -45,6 +43,9 @@ public struct VideoSubstitution: Sendable, Hashable {
     /// names the fixture one of them stands for is refused; one over every video covers
     /// the others only.
     private var live: Set<String> = []
+    /// The recorded streams of the run: a scenario may not download two that share a
+    /// media file's bytes (`RecordedContent.sharedMediaFile`), directly or through a mapping.
+    private var recorded = RecordedContent()
 
     /// No substitution.
     public init() {}
@@ -55,6 +56,7 @@ public struct VideoSubstitution: Sendable, Hashable {
     ///   recording of another kind than the fixture.
     public init(parsing texts: [String], recorded: RecordedContent) throws(VideoSubstitutionError) {
         let fixtures = Dictionary(ScenarioNetwork.videos(CatalogConfiguration()).map { ($0.id, $0) }) { a, _ in a }
+        self.recorded = recorded
         universe = Set(recorded.streams.flatMap(\.paths))
         live = Set(recorded.streams.filter(recorded.isLive).map(\.video.id))
         for text in texts {
@@ -89,25 +91,16 @@ public struct VideoSubstitution: Sendable, Hashable {
                 throw VideoSubstitutionError(text, "\(recordedID) serves \(odd), a path with a glob character ({ } , * ?): "
                     + "the scenarios' path globs cannot be carried over to it")
             }
-            // The media files, which the harness finds on a disk by their bytes (playlists are
-            // read by name, and two streams' media playlists are often the same text).
-            var hashes: [String: String] = [:]
-            for path in stream.paths where Self.readByContent.contains(stream.kinds[path] ?? .master) {
-                if case .file(_, _, _, let sha256)? = recorded.entry(at: path), hashes[sha256] == nil { hashes[sha256] = path }
-            }
             for earlier in substitutes {
-                guard let (sha256, path) = hashes.first(where: { earlier.hashes[$0.key] != nil }) else { continue }
+                guard let (path, other) = recorded.sharedMediaFile(recordedID, earlier.recorded) else { continue }
                 throw VideoSubstitutionError(text, "\(recordedID) and \(earlier.recorded) (for \(earlier.fixture)) hold the same "
-                    + "bytes (\(path) and \(earlier.hashes[sha256] ?? "")): the harness reads the app's disk by content, so it "
-                    + "could not tell one download's files from the other's; map two streams that share no file (the same "
-                    + "stream recorded twice will not do)")
+                    + "bytes (\(path) and \(other)): the harness reads the app's disk by content, so it could not tell one "
+                    + "download's files from the other's; map two streams that share no media file (the same stream "
+                    + "recorded twice will not do)")
             }
-            substitutes.append(Substitute(fixture: fixtureID, recorded: recordedID, kinds: stream.kinds, hashes: hashes))
+            substitutes.append(Substitute(fixture: fixtureID, recorded: recordedID, kinds: stream.kinds))
         }
     }
-
-    /// The kinds of file the harness identifies on an app's disk by content (`DiskWitness`).
-    static let readByContent: Set<RecordedResource.Kind> = [.segment, .initSection, .key, .subtitles]
 
     /// Whether nothing is substituted.
     public var isEmpty: Bool { substitutes.isEmpty }
@@ -131,14 +124,46 @@ public struct VideoSubstitution: Sendable, Hashable {
     ///   over, or a request of a recording that also stands for a fixture the scenario
     ///   requests.
     public func scenario(of file: ScenarioFile, path: String) throws(VideoSubstitutionError) -> Scenario {
-        guard !isEmpty else { return Scenario(file) }
+        guard !isEmpty else {
+            try checkSharedBytes(file, path: path)
+            return Scenario(file)
+        }
         return Scenario(try rewritten(file, path: path), videos: videos)
+    }
+
+    /// Refuses a scenario that downloads two recorded streams sharing a media file's bytes
+    /// (its own requests of them, or of fixtures they stand for): the harness, finding
+    /// files on the app's disk by content, would count one download's files as the other's.
+    func checkSharedBytes(_ file: ScenarioFile, path: String) throws(VideoSubstitutionError) {
+        guard !recorded.isEmpty else { return }
+        let mapped = videos
+        var downloaded: [String] = []
+        for step in file.steps {
+            let named: [String] = switch step {
+            case .request(let request): [request.video]
+            case .requestSpare(let spares, _): spares
+            default: []
+            }
+            for video in named.map({ mapped[$0] ?? $0 }) where recorded.stream(video) != nil && !downloaded.contains(video) {
+                downloaded.append(video)
+            }
+        }
+        for (index, first) in downloaded.enumerated() {
+            for second in downloaded[(index + 1)...] {
+                guard let (one, other) = recorded.sharedMediaFile(first, second) else { continue }
+                throw VideoSubstitutionError(summary, "\(path) (\(file.name)) downloads the recorded "
+                    + "streams \(first) and \(second), which hold the same bytes (\(one) and \(other)): the harness finds "
+                    + "files on the app's disk by content, so it could not tell one download's from the other's; request them "
+                    + "in separate scenarios, or record streams that share no media file")
+            }
+        }
     }
 
     /// `file` with the path globs of its steps carried over to the recordings (its
     /// requests still name the fixtures: the scenario's interpreter asks for the
     /// recordings, `scenario(of:path:)`). Throws as `scenario(of:path:)` does.
     public func rewritten(_ file: ScenarioFile, path: String) throws(VideoSubstitutionError) -> ScenarioFile {
+        try checkSharedBytes(file, path: path)
         var rewritten = file
         let requested = Set(file.steps.flatMap { step -> [String] in
             switch step {
@@ -291,5 +316,5 @@ public struct VideoSubstitutionError: Error, Sendable, Hashable, CustomStringCon
         self.reason = reason
     }
 
-    public var description: String { "--video \(option): \(reason)" }
+    public var description: String { option.isEmpty ? reason : "--video \(option): \(reason)" }
 }

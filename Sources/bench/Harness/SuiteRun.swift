@@ -74,10 +74,12 @@ struct SuiteRun {
         }
     }
 
-    /// `--video`'s mappings over `recorded` (nothing without `--video`), the streams
-    /// fetched live (`--intercept`) marked, or a `BadInput` saying what to do.
+    /// `--video`'s mappings over `recorded` (none without `--video`; with `--catalog` it
+    /// still refuses a scenario that downloads two recorded streams sharing a media
+    /// file's bytes), the streams fetched live (`--intercept`) marked, or a `BadInput`
+    /// saying what to do.
     func substitution(recorded: RecordedContent) throws(BadInput) -> VideoSubstitution {
-        guard !videos.isEmpty else { return VideoSubstitution() }
+        guard !videos.isEmpty || !catalogs.isEmpty else { return VideoSubstitution() }
         guard !catalogs.isEmpty else {
             throw BadInput(description: "--video plays fixture videos' scenarios on recorded streams: give the catalog "
                 + "they were recorded into with --catalog DIR (bench record URL --out DIR)")
