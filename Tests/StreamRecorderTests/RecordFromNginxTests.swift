@@ -76,18 +76,20 @@ extension RecordedStreams {
 
             /// A scenario `name` that downloads the recorded stream `video` whole over WiFi
             /// and inspects its package (it asserts integrity), written as `NAME.yaml`: its path.
-            func wholeDownload(_ video: String, name: String) throws -> String {
+            /// With `spare`, the download is a `request-spare` of `video` (a fixture `--video`
+            /// may play on a recording).
+            func wholeDownload(_ video: String, name: String, spare: Bool = false) throws -> String {
                 let path = root + "/\(name).yaml"
                 try """
                     name: \(name)
-                    summary: The recorded stream \(video) downloaded whole over WiFi; its package must hold it byte-exact.
+                    summary: The stream \(video) downloaded whole over WiFi; its package must hold it byte-exact.
                     asserts: [integrity]
                     needs: [inspect]
                     steps:
                       - up: wifi
                       - wait-for-path: [wifi]
                       - launch
-                      - request: \(video)
+                      - \(spare ? "request-spare: [\(video)]" : "request: \(video)")
                       - wait-settled: all
                       - inspect: all
 

@@ -23,6 +23,14 @@ import TestSupport
         return path
     }
 
+    /// `bench record` of nginx's `long/` tree, as `long`, into the scratch's catalog.
+    static func recordLong(_ scratch: RecordedStreams.RecordFromNginxTests.Scratch, bench: String) async throws {
+        let recorded = try await ChildProcess.run(bench, [
+            "record", "long=\(scratch.origin.url("/long/master.m3u8"))", "--out", scratch.catalog, "--ca", scratch.origin.caFile,
+        ], timeout: .seconds(120))
+        try #require(recorded.status == 0, "\(recorded.stderr)")
+    }
+
     static var root: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     }
@@ -59,28 +67,11 @@ import TestSupport
         let scratch = try await RecordedStreams.RecordFromNginxTests.Scratch.start(long: true)
         do {
             let bench = try RecordedStreams.RecordCommandTests.bench()
-            let recorded = try await ChildProcess.run(bench, [
-                "record", "long=\(scratch.origin.url("/long/master.m3u8"))", "--out", scratch.catalog, "--ca", scratch.origin.caFile,
-            ], timeout: .seconds(120))
-            try #require(recorded.status == 0, "\(recorded.stderr)")
+            try await Self.recordLong(scratch, bench: bench)
             let links = try Self.slowLinks(in: scratch.root)
             let (out, caught) = (scratch.root + "/run", scratch.root + "/variant")
             // A spare request of `large`, which `--video large=long` plays on the recording too.
-            let spare = scratch.root + "/spare.yaml"
-            try """
-                name: spare
-                summary: a spare download of the large video, played on a recording.
-                asserts: [integrity]
-                needs: [inspect]
-                steps:
-                  - up: wifi
-                  - wait-for-path: [wifi]
-                  - launch
-                  - request-spare: [large]
-                  - wait-settled: all
-                  - inspect: all
-
-                """.write(toFile: spare, atomically: true, encoding: .utf8)
+            let spare = try scratch.wholeDownload("large", name: "spare", spare: true)
             let common = ["--profile", links, "--catalog", scratch.catalog, "--video", "clear=long", "--time-limit", "150"]
             async let passing = ChildProcess.run(bench, common + [
                 "--scenario", "origin-faults", "--scenario", "auto-suspend-on-disconnect", "--out", out,
@@ -171,10 +162,7 @@ import TestSupport
         do {
             let origin = scratch.origin
             let bench = try RecordedStreams.RecordCommandTests.bench()
-            let recorded = try await ChildProcess.run(bench, [
-                "record", "long=\(origin.url("/long/master.m3u8"))", "--out", scratch.catalog, "--ca", origin.caFile,
-            ], timeout: .seconds(120))
-            try #require(recorded.status == 0, "\(recorded.stderr)")
+            try await Self.recordLong(scratch, bench: bench)
             let links = try Self.slowLinks(in: scratch.root)
             let live = ["--catalog", scratch.catalog, "--video", "clear=long", "--https", "--intercept",
                         "127.0.0.1:\(origin.port)", "--upstream-ca", origin.caFile]

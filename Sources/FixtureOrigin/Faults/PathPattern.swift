@@ -67,6 +67,9 @@ public struct PathPattern: Sendable, Hashable, Codable, CustomStringConvertible 
 
     public var description: String { text }
 
+    /// The globs it is made of: each alternative of a `{A,B,…}` pattern, else the text itself.
+    public var globs: [String] { alternatives.isEmpty ? [text] : alternatives.map(\.text) }
+
     /// Whether the whole of `path` matches.
     ///
     /// Dynamic programming over (token, position), filled from the end: `next[p]` says

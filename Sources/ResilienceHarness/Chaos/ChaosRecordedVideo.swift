@@ -32,9 +32,8 @@ public struct ChaosRecordedVideo: Sendable, Hashable {
         var lines: [String] = []
         for video in all(in: content) {
             let others = kept.filter { $0 != video.id } + chosen.map(\.id)
-            if let twin = others.first(where: { content.sharedMediaFile(video.id, $0) != nil }),
-                let (path, other) = content.sharedMediaFile(video.id, twin)
-            {
+            let shared = others.lazy.compactMap { twin in content.sharedMediaFile(video.id, twin).map { (twin, $0.0, $0.1) } }
+            if let (twin, path, other) = shared.first {
                 lines.append("--catalog: \(video.id) is not requested by the generated scenarios: it holds the same bytes as "
                     + "\(twin) (\(path) and \(other)), and the harness, finding files on the app's disk by content, could not "
                     + "tell the two downloads apart")

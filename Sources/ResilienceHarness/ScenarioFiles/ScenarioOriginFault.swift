@@ -71,8 +71,7 @@ extension ScenarioStepParser {
     /// Whether `text` is a glob over request paths: one that starts with `/`, or
     /// alternatives `{/A,/B,…}` of such globs (`PathPattern`).
     static func isPathGlob(_ text: String) -> Bool {
-        guard text.hasPrefix("{"), text.hasSuffix("}"), text.count > 2 else { return text.hasPrefix("/") }
-        return text.dropFirst().dropLast().split(separator: ",", omittingEmptySubsequences: false).allSatisfy { $0.hasPrefix("/") }
+        PathPattern(text).globs.allSatisfy { $0.hasPrefix("/") }
     }
 
     static let faultExamples = "{status: 503}, {status: {code: 503, retry-after: 2s}}, stall, {stall: {after: 4096, for: 2s}}, "

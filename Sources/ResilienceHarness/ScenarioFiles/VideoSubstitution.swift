@@ -28,23 +28,16 @@ public struct VideoSubstitution: Sendable, Hashable {
         public var fixture: String
         /// The recorded stream's id.
         public var recorded: String
-        /// The recording's paths, each with its kind.
-        var kinds: [String: RecordedResource.Kind]
     }
 
     /// The mappings, in the order given.
     public private(set) var substitutes: [Substitute] = []
-    /// Every path a recorded stream of the run serves: a rewritten glob matches none
-    /// outside the files it stands for.
-    private var universe: Set<String> = []
-    /// The recorded streams fetched live from their own origin (`--intercept`): the
-    /// fixture origin serves none of their files, so it cannot fault them (the
-    /// intercepting proxy's log does see their requests). An `origin-fault` whose glob
-    /// names the fixture one of them stands for is refused; one over every video covers
-    /// the others only.
-    private var live: Set<String> = []
     /// The recorded streams of the run: a scenario may not download two that share a
-    /// media file's bytes (`RecordedContent.sharedMediaFile`), directly or through a mapping.
+    /// media file's bytes (`RecordedContent.sharedMediaFile`), directly or through a
+    /// mapping. Those it fetches live from their own origin (`--intercept`,
+    /// `RecordedContent.isLive`) the fixture origin cannot fault (the intercepting proxy's
+    /// log does see their requests): an `origin-fault` whose glob names the fixture one of
+    /// them stands for is refused; one over every video covers the others only.
     private var recorded = RecordedContent()
 
     /// No substitution.
@@ -57,8 +50,6 @@ public struct VideoSubstitution: Sendable, Hashable {
     public init(parsing texts: [String], recorded: RecordedContent) throws(VideoSubstitutionError) {
         let fixtures = Dictionary(ScenarioNetwork.videos(CatalogConfiguration()).map { ($0.id, $0) }) { a, _ in a }
         self.recorded = recorded
-        universe = Set(recorded.streams.flatMap(\.paths))
-        live = Set(recorded.streams.filter(recorded.isLive).map(\.video.id))
         for text in texts {
             let parts = text.split(separator: "=", maxSplits: 1).map { String($0).trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
@@ -98,7 +89,7 @@ public struct VideoSubstitution: Sendable, Hashable {
                     + "download's files from the other's; map two streams that share no media file (the same stream "
                     + "recorded twice will not do)")
             }
-            substitutes.append(Substitute(fixture: fixtureID, recorded: recordedID, kinds: stream.kinds))
+            substitutes.append(Substitute(fixture: fixtureID, recorded: recordedID))
         }
     }
 
@@ -224,15 +215,19 @@ public struct VideoSubstitution: Sendable, Hashable {
                 + "…/key. Name the recording's paths in a scenario file of your own (bench scenario check --catalog DIR)")
         }
         var globs = every ? [glob] : []
-        // A glob over every video still covers the fixtures and the recordings served here.
-        for substitute in named where !(faulting && every && live.contains(substitute.recorded)) {
-            guard !(faulting && live.contains(substitute.recorded)) else {
+        // A rewritten glob matches no path a recording of the run serves outside the files it stands for.
+        let universe = Set(recorded.streams.flatMap(\.paths))
+        for substitute in named {
+            guard let stream = recorded.stream(substitute.recorded) else { continue }
+            let live = faulting && recorded.isLive(stream)
+            if live && every { continue }  // a glob over every video still covers the fixtures and the recordings served here
+            guard !live else {
                 throw VideoSubstitutionError("\(substitute.fixture)=\(substitute.recorded)", "\(step): \(substitute.recorded) "
                     + "is fetched live through --intercept, and the fixture origin, which would commit the fault, serves "
                     + "none of it; play this scenario without --intercept (on the recording), or leave "
                     + "\(substitute.fixture) a fixture")
             }
-            let files = Set(substitute.kinds.filter { kinds.contains($0.value) }.map(\.key))
+            let files = Set(stream.kinds.filter { kinds.contains($0.value) }.map(\.key))
             guard !files.isEmpty else {
                 if every { continue }  // a glob over every video names what a recording has, if it has it
                 throw VideoSubstitutionError("\(substitute.fixture)=\(substitute.recorded)", "\(step): \(substitute.recorded) "
